@@ -1,0 +1,45 @@
+#include "app/cli/cli.h"
+
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command.h"
+
+namespace gatescope::app {
+
+namespace {
+constexpr const char* kVersion = GATESCOPE_VERSION " (" GATESCOPE_GIT_REVISION ")";
+}
+
+int runCli(int argc, char** argv) {
+    CLI::App app{"gatescope: run gated-attention language models and see what happened inside"};
+    app.set_version_flag("--version", std::string("gatescope ") + kVersion);
+    app.require_subcommand(0, 1);
+
+    std::vector<std::unique_ptr<Command>> commands;
+    std::vector<CLI::App*> subs;
+    for (const CommandSpec& spec : commandTable()) {
+        commands.push_back(spec.make());
+        CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
+        commands.back()->declare(*sub);
+        subs.push_back(sub);
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);  // prints help/version to stdout, errors to stderr
+        return code == 0 ? kExitOk : kExitUsage;
+    }
+
+    for (std::size_t i = 0; i < subs.size(); ++i) {
+        if (subs[i]->parsed()) return commands[i]->run();
+    }
+#ifdef GATESCOPE_WITH_GUI
+    // No subcommand: the viewer. Wired in by the viewer issue.
+#endif
+    fmt::print(stderr, "{}\n", app.help());
+    return kExitUsage;
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,23 @@
+// Factories of the subcommands listed in commandTable().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/cli/command.h"
+
+namespace gatescope::app {
+
+std::unique_ptr<Command> makeInfoCommand();
+std::unique_ptr<Command> makeTraceCommand();
+std::unique_ptr<Command> makeDemoCommand();
+
+}  // namespace gatescope::app
+
+namespace gatescope::app {
+
+/// Prints a trace's summary and manifest (text, or JSON with `json`); the `info` command's body,
+/// shared with `demo`. Returns an exit code.
+int printTraceInfo(const std::string& path, bool json);
+
+}  // namespace gatescope::app

@@ -1,0 +1,115 @@
+// `gatescope info TRACE`: what a trace holds (model, input, sizes, contents, manifest).
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command.h"
+#include "app/cli/commands.h"
+#include "app/cli/report.h"
+#include "data/trace/trace_reader.h"
+
+namespace gatescope::app {
+
+namespace {
+
+nlohmann::json layerJson(const data::LayerInfo& layer) {
+    nlohmann::json out = {{"index", layer.index},
+                          {"score_kind", layer.header.scoreKind},
+                          {"heads", layer.header.nHeads},
+                          {"kv_heads", layer.header.nKvHeads},
+                          {"head_dim", layer.header.headDim},
+                          {"channels", layer.header.nChannels},
+                          {"gates", layer.hasGates},
+                          {"extras", layer.header.extras}};
+    for (const auto& f : layer.factors)
+        out["factors"][f.name] = f.shape;
+    for (const auto& p : layer.pyramids) {
+        nlohmann::json pools = nlohmann::json::array();
+        for (auto pool : p.pools)
+            pools.push_back(data::toString(pool));
+        out["pyramids"][p.map] = {{"levels", p.levels}, {"pools", pools}};
+    }
+    return out;
+}
+
+void printText(const data::TraceSummary& s, const nlohmann::json& manifest);
+
+class InfoCommand final : public Command {
+public:
+    void declare(CLI::App& sub) override {
+        sub.add_option("trace", m_path, "Trace file (.h5)")->required();
+        sub.add_flag("--json", m_json, "Print one JSON object (summary and manifest)");
+    }
+
+    int run() override { return printTraceInfo(m_path, m_json); }
+
+private:
+    std::string m_path;
+    bool m_json = false;
+};
+
+}  // namespace
+
+int printTraceInfo(const std::string& path, bool json) {
+    {
+        auto reader = data::TraceReader::open(path);
+        if (!reader) return reportError(reader.error());
+        const auto& s = (*reader)->summary();
+        auto manifest = (*reader)->manifest();
+        if (!manifest) return reportError(manifest.error());
+
+        nlohmann::json out = {{"path", s.path},
+                              {"format_version", s.formatVersion},
+                              {"model_type", s.modelType},
+                              {"n_tokens", s.nTokens},
+                              {"compression", s.compression},
+                              {"per_token", s.hasPerToken}};
+        for (const auto& layer : s.layers)
+            out["layers"].push_back(layerJson(layer));
+        out["manifest"] = *manifest;
+        if (json) {
+            fmt::print("{}\n", out.dump(2));
+            return kExitOk;
+        }
+        printText(s, *manifest);
+        return kExitOk;
+    }
+}
+
+namespace {
+
+void printText(const data::TraceSummary& s, const nlohmann::json& manifest) {
+    fmt::print("trace        {}\n", s.path);
+    fmt::print("format       gatescope-trace v{} ({} compression)\n", s.formatVersion,
+               s.compression);
+    fmt::print("model        {}  ({})\n", s.modelType,
+               manifest.value("/checkpoint/path"_json_pointer, std::string("?")));
+    fmt::print("tokens       {}\n", s.nTokens);
+    if (auto it = manifest.find("input_file"); it != manifest.end()) {
+        fmt::print("input        {}\n", it->value("path", std::string("?")));
+    }
+    fmt::print("per-token    {}\n", s.hasPerToken ? "loss, target rank, entropy" : "absent");
+    fmt::print("layers       {}\n", s.layers.size());
+    for (const auto& layer : s.layers) {
+        std::vector<std::string> factors, maps;
+        for (const auto& f : layer.factors)
+            factors.push_back(f.name);
+        for (const auto& p : layer.pyramids) {
+            maps.push_back(
+                fmt::format("{} (levels {}-{})", p.map, p.levels.front(), p.levels.back()));
+        }
+        fmt::print("  {:3}  {:15} heads {:3}  d {:4}  gates {:3}  factors [{}]  pyramids [{}]\n",
+                   layer.index, layer.header.scoreKind, layer.header.nHeads, layer.header.headDim,
+                   layer.hasGates ? std::to_string(layer.header.nChannels) + "ch" : "-",
+                   fmt::join(factors, " "), fmt::join(maps, ", "));
+    }
+    fmt::print("manifest\n{}\n", manifest.dump(2));
+}
+
+}  // namespace
+
+std::unique_ptr<Command> makeInfoCommand() {
+    return std::make_unique<InfoCommand>();
+}
+
+}  // namespace gatescope::app

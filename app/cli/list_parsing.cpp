@@ -1,0 +1,66 @@
+#include "app/cli/list_parsing.h"
+
+#include <charconv>
+
+#include <fmt/core.h>
+
+namespace gatescope::app {
+
+namespace {
+
+std::optional<int64_t> parseInt(std::string_view s) {
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+    return value;
+}
+
+Error usage(const std::string& option, const std::string& text, const char* expected) {
+    return Error{
+        ErrorKind::Usage, fmt::format("{} '{}': expected {}", option, text, expected), {}, {}};
+}
+
+}  // namespace
+
+Result<std::vector<int>> parseIndexList(const std::string& text, const std::string& option) {
+    std::vector<int> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const auto comma = text.find(',', pos);
+        const std::string_view item(text.data() + pos,
+                                    (comma == std::string::npos ? text.size() : comma) - pos);
+        const auto dash = item.find('-');
+        auto first = parseInt(item.substr(0, dash));
+        auto last = dash == std::string::npos ? first : parseInt(item.substr(dash + 1));
+        if (!first || !last || *first < 0 || *last < *first) {
+            return usage(option, text, "indices like 0,2,5-7");
+        }
+        for (int64_t i = *first; i <= *last; ++i)
+            out.push_back(static_cast<int>(i));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return out;
+}
+
+Result<TokenRange> parseRange(const std::string& text, const std::string& option) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) return usage(option, text, "a range like 100:2000");
+    TokenRange range;
+    const std::string_view begin(text.data(), colon),
+        end(text.data() + colon + 1, text.size() - colon - 1);
+    if (!begin.empty()) {
+        auto b = parseInt(begin);
+        if (!b || *b < 0) return usage(option, text, "a range like 100:2000");
+        range.begin = *b;
+    }
+    if (!end.empty()) {
+        auto e = parseInt(end);
+        if (!e || *e <= range.begin)
+            return usage(option, text, "a range like 100:2000 (end > start)");
+        range.end = *e;
+    }
+    return range;
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,128 @@
+// `gatescope trace`: run a checkpoint on an input and write its trace.
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/interrupt.h"
+#include "app/cli/list_parsing.h"
+#include "app/cli/progress_reporter.h"
+#include "app/cli/report.h"
+#include "core/trace/trace_job.h"
+
+namespace gatescope::app {
+
+namespace {
+
+class TraceCommand final : public Command {
+public:
+    void declare(CLI::App& sub) override {
+        sub.add_option("--model", m_request.modelDir,
+                       "Checkpoint folder (config.json + safetensors)")
+            ->required();
+        sub.add_option("--input", m_request.input.path,
+                       "UTF-8 text, or token ids (.ids/.txt of integers with --input-kind ids, "
+                       ".npy, .safetensors)")
+            ->required();
+        sub.add_option("--out", m_request.out, "Trace file to write (.h5)")->required();
+        sub.add_option("--input-kind", m_inputKind, "auto, text, ids, npy or safetensors")
+            ->check(CLI::IsMember({"auto", "text", "ids", "npy", "safetensors"}));
+        sub.add_option("--tensor", m_request.input.tensorName, "Tensor of a .safetensors input");
+        sub.add_option("--range", m_range, "Tokens to keep, START:END (END exclusive)");
+        sub.add_option("--layers", m_layers, "Layers to record, e.g. 0,5,10-12 (default: all)");
+        sub.add_option("--heads", m_heads, "Heads to build pyramids for (default: all)");
+        sub.add_option("--dtype", m_dtype, "float32, or bfloat16 (the official evaluation)")
+            ->check(CLI::IsMember({"float32", "bfloat16"}));
+        sub.add_option("--device", m_request.device, "cpu (cuda: see the GPU path)")
+            ->check(CLI::IsMember({"cpu", "cuda"}));
+        sub.add_option("--threads", m_request.threads, "Worker threads (0: all cores)");
+        sub.add_flag("--no-factors", m_noFactors,
+                     "Do not store q, k, normalizers (no exact tiles)");
+        sub.add_flag("--no-pyramids", m_noPyramids, "Do not build attention/decay pyramids");
+        sub.add_flag("--store-values", m_request.storeValues, "Also store v");
+        sub.add_option("--pyramid-side", m_request.pyramidFinestSide,
+                       "Finest stored pyramid level: at most this many cells a side")
+            ->check(CLI::Range(256, 16384));
+        sub.add_option("--compression", m_compression, "deflate (default), zstd, lz4 or none")
+            ->check(CLI::IsMember({"deflate", "zstd", "lz4", "none"}));
+        sub.add_flag("--factors-f16", m_request.writer.factorsAsF16, "Store factors as float16");
+        sub.add_flag("--json", m_json, "Print the outcome as JSON");
+    }
+
+    int run() override {
+        if (auto st = finishRequest(); !st) return reportError(st.error());
+        const auto& interrupted = installInterruptFlag();
+        ProgressReporter bar("tok");
+        auto outcome = core::runTraceJob(
+            m_request,
+            [&](const core::TraceProgress& p) { bar.update(p.fraction, p.stage, p.tokens); },
+            &interrupted);
+        bar.finish();
+        if (!outcome) return reportError(outcome.error());
+        const double rate = outcome->seconds > 0 ? outcome->tokens / outcome->seconds : 0;
+        if (m_json) {
+            nlohmann::json j = {
+                {"path", outcome->path.string()}, {"model_type", outcome->modelType},
+                {"tokens", outcome->tokens},      {"layers", outcome->layersRecorded},
+                {"seconds", outcome->seconds},    {"tokens_per_second", rate}};
+            fmt::print("{}\n", j.dump(2));
+        } else {
+            fmt::print("wrote {} ({} tokens, {} layers, {} model) in {:.2f}s, {:.0f} tokens/s\n",
+                       outcome->path.string(), outcome->tokens, outcome->layersRecorded,
+                       outcome->modelType, outcome->seconds, rate);
+        }
+        return kExitOk;
+    }
+
+private:
+    Status finishRequest() {
+        const std::map<std::string, core::InputKind> kinds = {
+            {"auto", core::InputKind::Auto},
+            {"text", core::InputKind::Text},
+            {"ids", core::InputKind::Ids},
+            {"npy", core::InputKind::Npy},
+            {"safetensors", core::InputKind::Safetensors}};
+        m_request.input.kind = kinds.at(m_inputKind);
+        if (!m_range.empty()) {
+            auto range = parseRange(m_range, "--range");
+            if (!range) return range.error();
+            m_request.input.begin = range->begin;
+            m_request.input.end = range->end;
+        }
+        auto layers = parseIndexList(m_layers, "--layers");
+        if (!layers) return layers.error();
+        m_request.layers = *layers;
+        auto heads = parseIndexList(m_heads, "--heads");
+        if (!heads) return heads.error();
+        m_request.pyramidHeads = *heads;
+        m_request.dtype =
+            m_dtype == "bfloat16" ? core::ComputeDType::BFloat16 : core::ComputeDType::Float32;
+        m_request.storeFactors = !m_noFactors;
+        m_request.storePyramids = !m_noPyramids;
+        const std::map<std::string, data::Compression> compressions = {
+            {"deflate", data::Compression::Deflate},
+            {"zstd", data::Compression::Zstd},
+            {"lz4", data::Compression::Lz4},
+            {"none", data::Compression::None}};
+        m_request.writer.compression = compressions.at(m_compression);
+        if (m_request.device != "cpu") {
+            return Error{ErrorKind::Unsupported,
+                         "--device cuda needs a build with GATESCOPE_CUDA and the GPU path",
+                         {},
+                         {}};
+        }
+        return Ok{};
+    }
+
+    core::TraceRequest m_request;
+    std::string m_inputKind = "auto", m_range, m_layers, m_heads, m_dtype = "float32";
+    std::string m_compression = "deflate";
+    bool m_noFactors = false, m_noPyramids = false, m_json = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> makeTraceCommand() {
+    return std::make_unique<TraceCommand>();
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,88 @@
+// The model zoo's public face: load a checkpoint by model_type and run an instrumented forward.
+// No LibTorch types: implementations live behind this interface in core/models/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/checkpoint/checkpoint.h"
+#include "core/model/float_array.h"
+#include "core/model/probe.h"
+#include "data/common/result.h"
+
+namespace gatescope::core {
+
+enum class ComputeDType { Float32, BFloat16 };
+std::string_view toString(ComputeDType dtype);
+
+struct RunOptions {
+    ComputeDType dtype = ComputeDType::Float32;
+    std::string device = "cpu";  ///< "cpu" or "cuda"
+    int threads = 0;             ///< 0: all cores
+    bool returnLogits = false;   ///< keep [N, V] logits (small N only: tests, tools)
+    bool recordHidden = false;   ///< fill LayerRecord::hiddenIn and ForwardResult::finalHidden
+    /// Polled between layers; returning true stops the forward with ErrorKind::Cancelled.
+    std::function<bool()> cancelled;
+    /// Fraction of the forward done in [0, 1] and the current stage; called on the forward's
+    /// thread.
+    std::function<void(double, std::string_view)> progress;
+};
+
+/// What a forward produced besides the probe's records.
+struct ForwardResult {
+    /// Per position i: -log p(target_i | tokens 0..i), natural log; NaN where there is no target.
+    std::vector<float> loss;
+    /// 0-based rank of the target among the vocabulary logits (0 = argmax); -1 without target.
+    std::vector<int32_t> targetRank;
+    /// Entropy (nats) of the predicted distribution at each position.
+    std::vector<float> entropy;
+    /// [N, V] when RunOptions::returnLogits.
+    FloatArray logits;
+    /// [N, d_model] output of the final norm when RunOptions::recordHidden.
+    FloatArray finalHidden;
+    /// Which attention implementation ran ("cpu-blockwise", ...).
+    std::string attentionPath;
+};
+
+struct ModelInfo {
+    std::string modelType;  ///< config model_type
+    std::string family;     ///< "fox", "transformer", "gsa", ...
+    int layers = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int headDim = 0;
+    int hiddenSize = 0;
+    int vocabSize = 0;
+    std::optional<int32_t> bosId;
+};
+
+/// A loaded model. forward() may be called repeatedly but not concurrently.
+class Model {
+public:
+    virtual ~Model() = default;
+    virtual const ModelInfo& info() const = 0;
+    /// Runs tokens through the model. `targets` (same length as ids) overrides the default targets
+    /// (ids shifted left by one; none for the last position). Errors: ids out of vocabulary,
+    /// cancellation, out of memory (ErrorKind::Io with the requested size).
+    virtual Result<ForwardResult> forward(std::span<const int32_t> ids,
+                                          std::span<const int32_t> targets,
+                                          const RunOptions& options, Probe* probe) = 0;
+};
+
+/// Picks the implementation by the checkpoint's model_type (see core/models/registry.cpp).
+/// Errors: unknown model_type (names it and lists the known ones), missing/unexpected tensors,
+/// wrong shapes or dtypes, config options that change the math and are not supported.
+Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> checkpoint);
+
+/// The model_type strings loadModel accepts.
+std::vector<std::string> knownModelTypes();
+
+}  // namespace gatescope::core

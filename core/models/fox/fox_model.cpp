@@ -1,0 +1,181 @@
+#include "core/models/fox/fox_model.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/models/fox/fox_config.h"
+#include "core/models/fox/fox_weights.h"
+#include "core/nn/attention.h"
+#include "core/nn/forward_support.h"
+#include "core/nn/tensor_convert.h"
+#include "core/nn/token_stats.h"
+
+namespace gatescope::core::fox {
+
+namespace {
+
+constexpr double kQkNormEps = 1e-5;  // the official QK-norm uses the RMSNorm default, not norm_eps
+
+torch::Tensor gateActivation(const torch::Tensor& x, GateActivation act) {
+    return act == GateActivation::Silu ? torch::silu(x) : torch::sigmoid(x);
+}
+
+class FoxModel final : public Model {
+public:
+    FoxModel(FoxConfig config, FoxWeights weights, std::string modelType)
+        : m_config(std::move(config)), m_weights(std::move(weights)) {
+        m_info.modelType = std::move(modelType);
+        m_info.family = m_config.forgetGate == ForgetGate::None ? "transformer" : "fox";
+        m_info.layers = m_config.layers;
+        m_info.heads = m_info.kvHeads = m_config.heads;
+        m_info.headDim = m_config.headDim;
+        m_info.hiddenSize = m_config.hiddenSize;
+        m_info.vocabSize = m_config.vocabSize;
+        if (m_config.bosTokenId >= 0) m_info.bosId = m_config.bosTokenId;
+    }
+
+    const ModelInfo& info() const override { return m_info; }
+
+    Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
+                                  const RunOptions& options, Probe* probe) override {
+        return guarded<ForwardResult>([&] { return run(ids, targets, options, probe); });
+    }
+
+private:
+    ForwardResult run(std::span<const int32_t> ids, std::span<const int32_t> targetsIn,
+                      const RunOptions& options, Probe* probe) const {
+        ForwardSession session(ids, targetsIn, m_config.vocabSize, options, m_config.layers);
+        const Precision precision{options.dtype == ComputeDType::BFloat16};
+        const int64_t n = session.n();
+        torch::Tensor cos, sin;
+        if (m_config.useRope)
+            std::tie(cos, sin) = rotaryTables(n, m_config.headDim, m_config.ropeBase);
+
+        auto x = m_weights.embeddings.index_select(0, session.idTensor());
+        for (int l = 0; l < m_config.layers; ++l) {
+            session.beginLayer(l);
+            const bool record = probe && probe->wantsLayer(l);
+            LayerRecord rec;
+            if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
+            x = block(l, x, cos, sin, precision, options, record ? &rec : nullptr);
+            if (record) probe->onLayer(std::move(rec));
+        }
+        ForwardResult result;
+        auto hidden = rmsNorm(x, m_weights.finalNorm, m_config.normEps, torch::kFloat32);
+        if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
+        LogitsHead head{&m_weights.lmHead, m_config.vocabSize, std::nullopt, false};
+        session.progress(0.99, "logits");
+        computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
+        result.attentionPath = "cpu-blockwise";
+        return result;
+    }
+
+    torch::Tensor block(int l, const torch::Tensor& x, const torch::Tensor& cos,
+                        const torch::Tensor& sin, const Precision& precision,
+                        const RunOptions& options, LayerRecord* rec) const {
+        const auto& w = m_weights.layers[l];
+        const auto& c = m_config;
+        const int64_t n = x.size(0), h = c.heads, hd = c.headDim;
+        const auto act = precision.activation();
+
+        auto a = rmsNorm(x, w.attnNorm, c.normEps, act);
+        auto q = w.q(a, precision);
+        auto k = w.k(a, precision);
+        auto v = w.v(a, precision);
+        if (c.useKShift) {
+            auto alpha = torch::sigmoid(w.kShift(a, precision).to(torch::kFloat32));
+            k = tokenShift(k.view({n, h, hd}), alpha).reshape({n, h * hd});
+        }
+        if (c.useVShift) {
+            auto alpha = torch::sigmoid(w.vShift(a, precision).to(torch::kFloat32));
+            v = tokenShift(v.view({n, h, hd}), alpha).reshape({n, h * hd});
+        }
+        if (c.qkNorm && !c.qkNormShared) {
+            q = groupRmsNorm(q, h, w.qNorm, kQkNormEps, q.scalar_type());
+            k = groupRmsNorm(k, h, w.kNorm, kQkNormEps, k.scalar_type());
+        }
+        q = q.view({n, h, hd});
+        k = k.view({n, h, hd});
+        if (c.qkNorm && c.qkNormShared) {
+            q = rmsNorm(q, w.qNorm, kQkNormEps, q.scalar_type());
+            k = rmsNorm(k, w.kNorm, kQkNormEps, k.scalar_type());
+        }
+        if (c.useRope) {
+            q = applyRotaryHalf(q, cos, sin);
+            k = applyRotaryHalf(k, cos, sin);
+        }
+
+        torch::Tensor logForget;  // [H, N] fp32, undefined without a forget gate
+        if (c.forgetGate == ForgetGate::Full) {
+            logForget = torch::log_sigmoid(w.forgetGate(a, precision).to(torch::kFloat32)).t();
+        } else if (c.forgetGate != ForgetGate::None) {
+            logForget = torch::log_sigmoid(w.forgetBias).unsqueeze(1).expand({h, n});
+        }
+        torch::Tensor cumsum;
+        if (logForget.defined()) cumsum = torch::cumsum(logForget, 1).contiguous();
+
+        auto qh = q.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
+        auto kh = k.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
+        auto vh = v.view({n, h, hd}).permute({1, 0, 2}).to(torch::kFloat32).contiguous();
+        const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+        auto attention =
+            additiveDecayAttention(qh, kh, vh, cumsum, scale, 0, precision.bf16, options.threads);
+        auto o = attention.out.to(act).permute({1, 0, 2}).reshape({n, h * hd});
+
+        if (c.useOutputNorm) {
+            if (c.useOutputGate) {
+                auto g = w.outputGate(a, precision).to(torch::kFloat32);
+                o = (groupRmsNorm(o, h, w.outputNorm, c.normEps, torch::kFloat32) *
+                     torch::sigmoid(g))
+                        .to(act);
+            } else {
+                o = groupRmsNorm(o, h, w.outputNorm, c.normEps, act);
+            }
+        } else if (c.useOutputGate) {
+            auto g = w.outputGate(a, precision).to(torch::kFloat32);
+            o = (gateActivation(g, c.outputGateActivation) * o.to(torch::kFloat32)).to(act);
+        }
+        auto residual = x + w.o(o, precision).to(torch::kFloat32);
+
+        auto m = rmsNorm(residual, w.mlpNorm, c.normEps, act);
+        auto gateUp = w.gateUp(m, precision).to(torch::kFloat32);
+        auto parts = gateUp.chunk(2, -1);
+        auto hiddenMlp = (gateActivation(parts[0], c.mlpActivation) * parts[1]).to(act);
+        auto out = residual + w.down(hiddenMlp, precision).to(torch::kFloat32);
+
+        if (rec) {
+            rec->layer = l;
+            rec->attention.scoreKind = "additive_decay";
+            rec->attention.heads = rec->attention.kvHeads = static_cast<int>(h);
+            rec->attention.headDim = rec->attention.valueDim = static_cast<int>(hd);
+            rec->attention.scale = scale;
+            rec->attention.hasDecay = cumsum.defined();
+            rec->factors["q"] = toFloatArray(qh);
+            rec->factors["k"] = toFloatArray(kh);
+            rec->factors["v"] = toFloatArray(vh);
+            rec->factors["lse"] = toFloatArray(attention.lse);
+            if (cumsum.defined()) {
+                rec->factors["log_decay_cumsum"] = toFloatArray(cumsum);
+                rec->logRetention = toFloatArray(logForget.unsqueeze(-1));
+            }
+        }
+        return out;
+    }
+
+    FoxConfig m_config;
+    FoxWeights m_weights;
+    ModelInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> loadFoxModel(std::shared_ptr<const Checkpoint> checkpoint) {
+    WeightStore store(checkpoint);
+    auto config = parseFoxConfig(checkpoint->config(), store.configFile());
+    auto weights = loadFoxWeights(config, store);
+    return std::make_unique<FoxModel>(std::move(config), std::move(weights),
+                                      checkpoint->modelType());
+}
+
+}  // namespace gatescope::core::fox

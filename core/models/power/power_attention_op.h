@@ -1,0 +1,32 @@
+// Private to core/models/power: runs the blockwise CPU power attention and state-norm kernels of
+// kernels/cpu on LibTorch tensors, one worker per head.
+#pragma once
+
+#include <cstdint>
+
+#include "core/torch_pch.h"
+
+namespace gatescope::core::power {
+
+struct PowerAttentionOutput {
+    torch::Tensor out;            ///< [H, N, Dv] float32
+    torch::Tensor logNormalizer;  ///< [H, N] float32: rowmax + log(row sum + 1e-6), natural log
+};
+
+/// Gated power attention, the package's attention form (power_full with norm=True).
+/// q [H, N, D]; k [Hkv, N, D]; v [Hkv, N, Dv] (query head h reads kv head h / (H / Hkv));
+/// logDecayCumsum G [Hkv, N] or undefined (ungated). Converted to float32 if needed.
+PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                    const torch::Tensor& v, const torch::Tensor& logDecayCumsum,
+                                    double scale, int degree, bool bf16Probs, int threads);
+
+struct PowerStateNorms {
+    torch::Tensor state;       ///< [Hkv, N]: |S_t|_F of S_t = g_t S_{t-1} + v_t phi(k_t)^T
+    torch::Tensor normalizer;  ///< [Hkv, N]: |z_t| of z_t = g_t z_{t-1} + phi(k_t)
+};
+
+/// Norms of each kv head's recurrent state at every position (the spec's exact recurrence).
+PowerStateNorms powerStateNorms(const torch::Tensor& k, const torch::Tensor& v,
+                                const torch::Tensor& logDecayCumsum, int degree, int threads);
+
+}  // namespace gatescope::core::power

@@ -1,0 +1,56 @@
+// The model zoo, by config model_type. Adding an architecture is one row here.
+#include <functional>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/model/model.h"
+#include "core/models/fox/fox_model.h"
+#include "core/models/gatedfwa/gatedfwa_model.h"
+#include "core/models/gsa/gsa_model.h"
+#include "core/models/power/power_model.h"
+#include "core/nn/tensor_convert.h"
+
+namespace gatescope::core {
+
+namespace {
+
+using Loader = std::unique_ptr<Model> (*)(std::shared_ptr<const Checkpoint>);
+
+const std::vector<std::pair<std::string, Loader>>& registry() {
+    static const std::vector<std::pair<std::string, Loader>> table = {
+        {"forgetting_transformer-project_fox", &fox::loadFoxModel},
+        {"gated_fwa", &gatedfwa::loadGatedFwaModel},
+        {"gsa", &gsa::loadGsaModel},
+        {"power", &power::loadPowerModel},
+    };
+    return table;
+}
+
+}  // namespace
+
+std::vector<std::string> knownModelTypes() {
+    std::vector<std::string> names;
+    for (const auto& [name, loader] : registry())
+        names.push_back(name);
+    return names;
+}
+
+Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> checkpoint) {
+    const std::string configFile = (checkpoint->dir() / "config.json").string();
+    for (const auto& [name, loader] : registry()) {
+        if (name != checkpoint->modelType()) continue;
+        return guarded<std::unique_ptr<Model>>([&] { return loader(checkpoint); }, configFile);
+    }
+    return Error{ErrorKind::Unsupported,
+                 fmt::format("unknown model_type '{}' (known: {})", checkpoint->modelType(),
+                             fmt::join(knownModelTypes(), ", ")),
+                 configFile, "model_type"};
+}
+
+std::string_view toString(ComputeDType dtype) {
+    return dtype == ComputeDType::BFloat16 ? "bfloat16" : "float32";
+}
+
+}  // namespace gatescope::core

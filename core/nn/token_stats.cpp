@@ -1,0 +1,56 @@
+#include "core/nn/token_stats.h"
+
+#include <cmath>
+#include <limits>
+
+namespace gatescope::core {
+
+namespace {
+constexpr int64_t kRowChunk = 256;
+}
+
+void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
+                       std::span<const int32_t> targets, const Precision& precision,
+                       bool keepLogits, ForwardResult& result) {
+    const int64_t n = hidden.size(0);
+    const int64_t vocab = head.vocabSize;
+    result.loss.assign(n, std::numeric_limits<float>::quiet_NaN());
+    result.targetRank.assign(n, -1);
+    result.entropy.assign(n, 0.0f);
+    if (keepLogits) {
+        result.logits.shape = {n, vocab};
+        result.logits.data.assign(static_cast<std::size_t>(n * vocab), 0.0f);
+    }
+    for (int64_t row0 = 0; row0 < n; row0 += kRowChunk) {
+        const int64_t rows = std::min(kRowChunk, n - row0);
+        auto raw = (*head.projection)(hidden.narrow(0, row0, rows), precision)
+                       .to(torch::kFloat32)
+                       .narrow(1, 0, vocab);
+        torch::Tensor capped = raw;
+        if (head.softcap) capped = *head.softcap * torch::tanh(raw / *head.softcap);
+        const torch::Tensor& scored = head.lossFromSoftcapped ? capped : raw;
+        auto logp = torch::log_softmax(scored.to(torch::kFloat64), 1);
+        auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32).contiguous();
+        auto scoredF = scored.contiguous();
+        for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = row0 + r;
+            result.entropy[i] = entropy.data_ptr<float>()[r];
+            const int32_t target = targets[i];
+            if (target < 0) continue;
+            result.loss[i] = static_cast<float>(-logp[r][target].item<double>());
+            const float* row = scoredF.data_ptr<float>() + r * vocab;
+            const float t = row[target];
+            int32_t rank = 0;
+            for (int64_t j = 0; j < vocab; ++j)
+                rank += row[j] > t;
+            result.targetRank[i] = rank;
+        }
+        if (keepLogits) {
+            auto out = capped.contiguous();
+            std::memcpy(result.logits.data.data() + row0 * vocab, out.data_ptr<float>(),
+                        static_cast<std::size_t>(rows * vocab) * sizeof(float));
+        }
+    }
+}
+
+}  // namespace gatescope::core

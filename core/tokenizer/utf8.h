@@ -1,0 +1,27 @@
+// Strict UTF-8 (as Python decodes it: no overlong forms, no surrogates, nothing above U+10FFFF).
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gatescope::core {
+
+/// Byte offset of the first byte that does not start a valid UTF-8 sequence (a truncated sequence
+/// at the end reports its first byte); nullopt when `text` is valid.
+std::optional<std::size_t> firstInvalidUtf8(std::string_view text);
+
+/// Length of the valid UTF-8 sequence starting at `text[pos]`, or 0 when none starts there.
+/// On success `codePoint` receives the decoded scalar value.
+std::size_t utf8SequenceAt(std::string_view text, std::size_t pos, char32_t& codePoint);
+
+/// Appends the UTF-8 encoding of a scalar value (surrogates and values > U+10FFFF become U+FFFD).
+void appendUtf8(std::string& out, char32_t codePoint);
+
+/// `bytes` for display: valid UTF-8 sequences as they are, every other byte as "\xNN" (upper
+/// case hex), e.g. a token holding half of "€" shows as "\xE2\x82".
+std::string escapeInvalidUtf8(std::string_view bytes);
+
+}  // namespace gatescope::core

@@ -1,0 +1,93 @@
+#include "core/trace/trace_job.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/checkpoint/checkpoint.h"
+#include "core/tokenizer/load_tokenizer.h"
+#include "core/trace/layer_recorder.h"
+#include "core/trace/trace_manifest.h"
+
+namespace gatescope::core {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+data::TokenTable tokenTable(const InputTokens& input) {
+    data::TokenTable table;
+    table.ids = input.ids;
+    table.text = input.tokenTexts;
+    table.sourceText = input.sourceText;
+    for (const auto& span : input.byteOffsets) {
+        table.byteOffsets.push_back(
+            {static_cast<int64_t>(span.start), static_cast<int64_t>(span.end)});
+    }
+    return table;
+}
+
+data::PerTokenResults perToken(ForwardResult&& result) {
+    return {std::move(result.loss), std::move(result.targetRank), std::move(result.entropy)};
+}
+
+}  // namespace
+
+Result<TraceOutcome> runTraceJob(const TraceRequest& request,
+                                 const std::function<void(const TraceProgress&)>& progress,
+                                 const std::atomic<bool>* cancel) {
+    const auto started = Clock::now();
+    auto report = [&](double fraction, std::string stage, int64_t tokens) {
+        if (progress) progress({fraction, std::move(stage), tokens});
+    };
+    report(0.0, "loading", 0);
+
+    auto checkpoint = Checkpoint::open(request.modelDir);
+    if (!checkpoint) return checkpoint.error();
+    auto model = loadModel(*checkpoint);
+    if (!model) return model.error();
+
+    auto tokenizer = loadTokenizer((*checkpoint)->dir(), (*checkpoint)->config());
+    if (!tokenizer && tokenizer.error().kind != ErrorKind::Missing) return tokenizer.error();
+    const Tokenizer* tok = tokenizer ? tokenizer->get() : nullptr;
+    auto input = readInput(request.input, tok);
+    if (!input) return input.error();
+    const int64_t n = static_cast<int64_t>(input->ids.size());
+
+    auto writer = data::TraceWriter::create(request.out, request.writer);
+    if (!writer) return writer.error();
+    if (auto st = (*writer)->writeTokens(tokenTable(*input)); !st) return st.error();
+
+    const int layers = (*model)->info().layers;
+    LayerRecorder recorder(**writer, request, cancel, [&](int layer, double) {
+        report(0.05 + 0.9 * (layer + 1) / layers, fmt::format("layer {}/{}", layer + 1, layers), n);
+    });
+    RunOptions run;
+    run.dtype = request.dtype;
+    run.device = request.device;
+    run.threads = request.threads;
+    run.cancelled = [&] { return (cancel && cancel->load()) || recorder.failure().has_value(); };
+    auto result = (*model)->forward(input->ids, {}, run, &recorder);
+    if (recorder.failure()) return *recorder.failure();
+    if (!result) return result.error();
+
+    report(0.97, "writing", n);
+    auto manifest = buildTraceManifest(**checkpoint, tok, request, *input, result->attentionPath);
+    if (!manifest) return manifest.error();
+    if (auto st = (*writer)->writeManifest(*manifest); !st) return st.error();
+    if (auto st = (*writer)->writePerToken(perToken(std::move(*result))); !st) return st.error();
+    if (cancel && cancel->load())
+        return Error{ErrorKind::Cancelled, "cancelled", request.out.string(), {}};
+    if (auto st = (*writer)->commit(); !st) return st.error();
+
+    TraceOutcome outcome;
+    outcome.path = request.out;
+    outcome.modelType = (*checkpoint)->modelType();
+    outcome.tokens = n;
+    outcome.layersRecorded = recorder.layersRecorded();
+    outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    report(1.0, "done", n);
+    return outcome;
+}
+
+}  // namespace gatescope::core

@@ -1,0 +1,57 @@
+// A trace job: checkpoint + input -> instrumented forward -> one HDF5 trace, crash-safe, with
+// progress and cancellation. The CLI's `gatescope trace` and the viewer's "run model" use it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/input/input.h"
+#include "core/model/model.h"
+#include "data/common/result.h"
+#include "data/trace/trace_writer.h"
+
+namespace gatescope::core {
+
+struct TraceRequest {
+    std::filesystem::path modelDir;
+    InputSpec input;
+    std::filesystem::path out;
+    ComputeDType dtype = ComputeDType::Float32;
+    std::string device = "cpu";
+    int threads = 0;                ///< 0: all cores
+    std::vector<int> layers;        ///< layers to record; empty: all
+    std::vector<int> pyramidHeads;  ///< heads to build pyramids for; empty: all
+    bool storeFactors = true;       ///< q, k, row normalizers, decay cumsums, extras
+    bool storeValues = false;       ///< v as well (not needed to recompute tiles)
+    bool storePyramids = true;
+    int64_t pyramidFinestSide = 1024;  ///< finest stored level has at most this many cells a side
+    data::TraceWriterOptions writer;
+};
+
+struct TraceProgress {
+    double fraction = 0;  ///< of the whole job, [0, 1]
+    std::string stage;    ///< "loading", "layer 3/24", "pyramids", "writing"
+    int64_t tokens = 0;
+};
+
+struct TraceOutcome {
+    std::filesystem::path path;
+    std::string modelType;
+    int64_t tokens = 0;
+    int layersRecorded = 0;
+    double seconds = 0;  ///< whole job, wall clock
+};
+
+/// Runs the job on the calling thread. `progress` is called on that thread; `cancel` (may be null)
+/// is polled between layers and pyramid tiles: when set, the job stops with ErrorKind::Cancelled
+/// and no file is left under request.out. Errors name the file and the problem (checkpoint,
+/// tokenizer, input, model, disk).
+Result<TraceOutcome> runTraceJob(const TraceRequest& request,
+                                 const std::function<void(const TraceProgress&)>& progress,
+                                 const std::atomic<bool>* cancel);
+
+}  // namespace gatescope::core

@@ -1,0 +1,43 @@
+#include "core/trace/trace_manifest.h"
+
+#include "data/trace/manifest.h"
+
+namespace gatescope::core {
+
+Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const Tokenizer* tokenizer,
+                                          const TraceRequest& request, const InputTokens& input,
+                                          const std::string& attentionPath) {
+    auto hashes = checkpoint.weightSha256();
+    if (!hashes) return hashes.error();
+    data::Manifest m;
+    m.checkpointPath = std::filesystem::absolute(checkpoint.dir()).string();
+    const auto files = checkpoint.weightFiles();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        m.weightSha256[files[i].filename().string()] = (*hashes)[i];
+    }
+    m.modelType = checkpoint.modelType();
+    m.modelConfig = checkpoint.config();
+    m.tokenizer = tokenizer ? tokenizer->identity() : nlohmann::json{{"kind", "none"}};
+    m.inputSha256 = input.sha256;
+    m.inputKind = input.kind == InputKind::Text ? "text" : "ids";
+    m.gatescopeVersion = GATESCOPE_VERSION;
+    m.gitRevision = GATESCOPE_GIT_REVISION;
+    m.device = request.device;
+    m.dtypes = {{"weights", "float32"},
+                {"compute", std::string(toString(request.dtype))},
+                {"factors", request.writer.factorsAsF16 ? "float16" : "float32"}};
+    m.attentionPath = attentionPath;
+    m.extra["input_file"] = {
+        {"path", std::filesystem::absolute(request.input.path).string()},
+        {"format", toString(input.kind)},
+        {"range", {input.rangeBegin, input.rangeBegin + int64_t(input.ids.size())}},
+        {"total_tokens", input.totalTokens},
+        {"source_text_offset", input.sourceTextOffset}};
+    m.extra["recording"] = {
+        {"layers", request.layers},          {"pyramid_heads", request.pyramidHeads},
+        {"factors", request.storeFactors},   {"values", request.storeValues},
+        {"pyramids", request.storePyramids}, {"pyramid_finest_side", request.pyramidFinestSide}};
+    return m.toJson();
+}
+
+}  // namespace gatescope::core

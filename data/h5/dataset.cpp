@@ -1,0 +1,141 @@
+#include "data/h5/dataset.h"
+
+#include <string>
+
+#include "data/h5/file.h"
+
+namespace gatescope::data::h5 {
+
+Result<Dataset> Dataset::create(const Object& parent, std::string_view name, const Type& type,
+                                const Dims& dims, const PropertyList& dcpl) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    auto space = Space::simple(dims, where);
+    if (!space) return space.error();
+    auto id = checkId(H5Dcreate2(parent.id(), std::string(name).c_str(), type.id(), space->id(),
+                                 H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
+                      ErrorKind::Io, where, "cannot create dataset");
+    if (!id) return id.error();
+    return Dataset(Handle(*id, where));
+}
+
+Result<Dataset> Dataset::createScalar(const Object& parent, std::string_view name,
+                                      const Type& type) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    auto space = Space::scalar(where);
+    if (!space) return space.error();
+    auto id = checkId(H5Dcreate2(parent.id(), std::string(name).c_str(), type.id(), space->id(),
+                                 H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      ErrorKind::Io, where, "cannot create dataset");
+    if (!id) return id.error();
+    return Dataset(Handle(*id, where));
+}
+
+Result<Dataset> Dataset::open(const Object& parent, std::string_view name) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    auto found = exists(parent, name);
+    if (!found) return found.error();
+    if (!*found) return Error{ErrorKind::Missing, "no such dataset", where.file, where.object};
+    H5O_info_t info;
+    auto rc = check(H5Oget_info_by_name2(parent.id(), std::string(name).c_str(), &info,
+                                         H5O_INFO_BASIC, H5P_DEFAULT),
+                    ErrorKind::Format, where, "cannot inspect object");
+    if (!rc) return rc.error();
+    if (info.type != H5O_TYPE_DATASET)
+        return Error{ErrorKind::Shape, "expected a dataset, found another kind of object",
+                     where.file, where.object};
+    auto id = checkId(H5Dopen2(parent.id(), std::string(name).c_str(), H5P_DEFAULT),
+                      ErrorKind::Format, where, "cannot open dataset");
+    if (!id) return id.error();
+    return Dataset(Handle(*id, where));
+}
+
+Result<Space> Dataset::space() const {
+    auto lock = lockLibrary();
+    return Space::adopt(H5Dget_space(id()), where());
+}
+
+Result<Dims> Dataset::dims() const {
+    auto lock = lockLibrary();
+    auto s = space();
+    if (!s) return s.error();
+    return s->dims();
+}
+
+Result<Type> Dataset::type() const {
+    auto lock = lockLibrary();
+    return Type::adopt(H5Dget_type(id()), where());
+}
+
+Result<Dims> Dataset::chunkDims() const {
+    auto lock = lockLibrary();
+    hid_t dcpl = H5Dget_create_plist(id());
+    if (dcpl < 0) return makeError(ErrorKind::Format, where(), "cannot read creation properties");
+    Handle owner(dcpl, where());
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED) return Dims{};
+    Dims chunk(32);
+    int rank = H5Pget_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+    if (rank < 0) return makeError(ErrorKind::Format, where(), "cannot read chunk shape");
+    chunk.resize(static_cast<size_t>(rank));
+    return chunk;
+}
+
+Status Dataset::write(const Type& memType, const void* data) {
+    auto lock = lockLibrary();
+    return check(H5Dwrite(id(), memType.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data), ErrorKind::Io,
+                 where(), "cannot write dataset");
+}
+
+Status Dataset::writeBlock(const Type& memType, const void* data, const Dims& start,
+                           const Dims& count) {
+    auto lock = lockLibrary();
+    auto fileSpace = space();
+    if (!fileSpace) return fileSpace.error();
+    auto rc = fileSpace->selectBlock(start, count);
+    if (!rc) return rc;
+    auto memSpace = Space::simple(count, where());
+    if (!memSpace) return memSpace.error();
+    return check(H5Dwrite(id(), memType.id(), memSpace->id(), fileSpace->id(), H5P_DEFAULT, data),
+                 ErrorKind::Io, where(), "cannot write dataset block");
+}
+
+Status Dataset::read(const Type& memType, void* data) const {
+    auto lock = lockLibrary();
+    return check(H5Dread(id(), memType.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+                 ErrorKind::Format, where(), "cannot read dataset (corrupt or truncated file?)");
+}
+
+Status Dataset::readBlock(const Type& memType, void* data, const Dims& start,
+                          const Dims& count) const {
+    auto lock = lockLibrary();
+    auto fileSpace = space();
+    if (!fileSpace) return fileSpace.error();
+    auto rc = fileSpace->selectBlock(start, count);
+    if (!rc) return rc;
+    auto memSpace = Space::simple(count, where());
+    if (!memSpace) return memSpace.error();
+    return check(H5Dread(id(), memType.id(), memSpace->id(), fileSpace->id(), H5P_DEFAULT, data),
+                 ErrorKind::Format, where(),
+                 "cannot read dataset block (corrupt or truncated file?)");
+}
+
+Result<uint64_t> Dataset::storageSize() const {
+    auto lock = lockLibrary();
+    return static_cast<uint64_t>(H5Dget_storage_size(id()));
+}
+
+Result<uint64_t> Dataset::allocatedChunks() const {
+    auto lock = lockLibrary();
+    // HDF5 1.10 wants a real dataspace here; H5S_ALL is refused.
+    auto fileSpace = space();
+    if (!fileSpace) return fileSpace.error();
+    hsize_t count = 0;
+    auto rc = check(H5Dget_num_chunks(id(), fileSpace->id(), &count), ErrorKind::Format, where(),
+                    "cannot count allocated chunks");
+    if (!rc) return rc.error();
+    return static_cast<uint64_t>(count);
+}
+
+}  // namespace gatescope::data::h5

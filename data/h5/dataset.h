@@ -1,0 +1,51 @@
+// HDF5 datasets: create, open, read and write whole or by block.
+#pragma once
+
+#include <string_view>
+
+#include "data/h5/handle.h"
+#include "data/h5/property_list.h"
+#include "data/h5/space.h"
+
+namespace gatescope::data::h5 {
+
+/// An open dataset. Move-only. Every method takes the library lock itself; a Dataset may be used
+/// from several threads as long as it is not moved or closed meanwhile.
+class Dataset : public Object {
+public:
+    Dataset() = default;  ///< empty; valid() is false
+    /// Creates direct child `name` of `parent` with file type `type`, extent `dims` and creation
+    /// properties `dcpl` (default: contiguous, uncompressed).
+    static Result<Dataset> create(const Object& parent, std::string_view name, const Type& type,
+                                  const Dims& dims, const PropertyList& dcpl = {});
+    /// Creates a scalar (0-d) dataset.
+    static Result<Dataset> createScalar(const Object& parent, std::string_view name,
+                                        const Type& type);
+    /// Opens the dataset at relative path `name`. Missing when absent, Shape when not a dataset.
+    static Result<Dataset> open(const Object& parent, std::string_view name);
+
+    Result<Dims> dims() const;
+    Result<Type> type() const;
+    /// Chunk extent, or empty when the layout is not chunked.
+    Result<Dims> chunkDims() const;
+
+    /// Writes the whole dataset from `data` laid out as `memType`. Io on failure (disk full...).
+    Status write(const Type& memType, const void* data);
+    /// Writes the block [start, start + count) from `data` (dense, row-major).
+    Status writeBlock(const Type& memType, const void* data, const Dims& start, const Dims& count);
+    /// Reads the whole dataset into `data`, converting to `memType`. Format on failure.
+    Status read(const Type& memType, void* data) const;
+    /// Reads the block [start, start + count) into dense row-major `data`.
+    Status readBlock(const Type& memType, void* data, const Dims& start, const Dims& count) const;
+
+    /// Bytes the dataset occupies in the file (compressed chunks actually allocated).
+    Result<uint64_t> storageSize() const;
+    /// Number of chunks allocated in the file.
+    Result<uint64_t> allocatedChunks() const;
+
+private:
+    using Object::Object;
+    Result<Space> space() const;
+};
+
+}  // namespace gatescope::data::h5

@@ -1,0 +1,128 @@
+#include "data/h5/file.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+namespace gatescope::data::h5 {
+
+Result<File> File::create(const std::string& path) {
+    auto lock = lockLibrary();
+    Location where{path, ""};
+    auto fapl = PropertyList::fileAccess(0, where);
+    if (!fapl) return fapl.error();
+    auto id = checkId(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl->id()),
+                      ErrorKind::Io, where, "cannot create HDF5 file");
+    if (!id) return id.error();
+    return File(Handle(*id, where));
+}
+
+Result<File> File::openReadOnly(const std::string& path, size_t chunkCacheBytes) {
+    Location where{path, ""};
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return Error{ErrorKind::Io, "no such file", path, ""};
+    if (std::filesystem::is_directory(path, ec))
+        return Error{ErrorKind::Io, "is a directory, not a trace file", path, ""};
+    if (FILE* probe = std::fopen(path.c_str(), "rb")) {
+        std::fclose(probe);
+    } else {
+        return Error{ErrorKind::Io, "cannot open for reading (permissions?)", path, ""};
+    }
+    auto lock = lockLibrary();
+    auto isHdf5 = checkTri(H5Fis_hdf5(path.c_str()), ErrorKind::Format, where,
+                           "cannot probe for an HDF5 signature");
+    if (!isHdf5) return isHdf5.error();
+    if (!*isHdf5)
+        return Error{ErrorKind::Format, "not an HDF5 file (no HDF5 signature found)", path, ""};
+    auto fapl = PropertyList::fileAccess(chunkCacheBytes, where);
+    if (!fapl) return fapl.error();
+    auto id = checkId(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl->id()), ErrorKind::Format, where,
+                      "cannot open HDF5 file: truncated or corrupt");
+    if (!id) return id.error();
+    return File(Handle(*id, where));
+}
+
+Status File::flush() {
+    auto lock = lockLibrary();
+    return check(H5Fflush(id(), H5F_SCOPE_LOCAL), ErrorKind::Io, where(), "cannot flush file");
+}
+
+Result<Group> Group::root(const File& file) {
+    auto lock = lockLibrary();
+    Location where{file.where().file, "/"};
+    auto id = checkId(H5Gopen2(file.id(), "/", H5P_DEFAULT), ErrorKind::Format, where,
+                      "cannot open root group");
+    if (!id) return id.error();
+    return Group(Handle(*id, where));
+}
+
+Result<Group> Group::create(const Object& parent, std::string_view name) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    auto id = checkId(
+        H5Gcreate2(parent.id(), std::string(name).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+        ErrorKind::Io, where, "cannot create group");
+    if (!id) return id.error();
+    return Group(Handle(*id, where));
+}
+
+Result<Group> Group::open(const Object& parent, std::string_view name) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    auto found = exists(parent, name);
+    if (!found) return found.error();
+    if (!*found) return Error{ErrorKind::Missing, "no such group", where.file, where.object};
+    H5O_info_t info;
+    auto rc = check(H5Oget_info_by_name2(parent.id(), std::string(name).c_str(), &info,
+                                         H5O_INFO_BASIC, H5P_DEFAULT),
+                    ErrorKind::Format, where, "cannot inspect object");
+    if (!rc) return rc.error();
+    if (info.type != H5O_TYPE_GROUP)
+        return Error{ErrorKind::Shape, "expected a group, found another kind of object", where.file,
+                     where.object};
+    auto id = checkId(H5Gopen2(parent.id(), std::string(name).c_str(), H5P_DEFAULT),
+                      ErrorKind::Format, where, "cannot open group");
+    if (!id) return id.error();
+    return Group(Handle(*id, where));
+}
+
+namespace {
+herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* out) {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+}
+}  // namespace
+
+Result<std::vector<std::string>> Group::childNames() const {
+    auto lock = lockLibrary();
+    std::vector<std::string> names;
+    auto rc = check(H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names),
+                    ErrorKind::Format, where(), "cannot list group members");
+    if (!rc) return rc.error();
+    return names;
+}
+
+Result<bool> exists(const Object& parent, std::string_view path) {
+    auto lock = lockLibrary();
+    std::string prefix;
+    size_t start = 0;
+    while (start <= path.size()) {
+        size_t slash = path.find('/', start);
+        std::string_view part =
+            path.substr(start, slash == std::string_view::npos ? slash : slash - start);
+        if (!part.empty()) {
+            if (!prefix.empty()) prefix += '/';
+            prefix += part;
+            auto found =
+                checkTri(H5Lexists(parent.id(), prefix.c_str(), H5P_DEFAULT), ErrorKind::Format,
+                         {parent.where().file, joinPath(parent.where().object, prefix)},
+                         "cannot look up link");
+            if (!found || !*found) return found;
+        }
+        if (slash == std::string_view::npos) break;
+        start = slash + 1;
+    }
+    return !prefix.empty();
+}
+
+}  // namespace gatescope::data::h5

@@ -1,0 +1,51 @@
+// HDF5 files and groups.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/h5/handle.h"
+#include "data/h5/property_list.h"
+
+namespace gatescope::data::h5 {
+
+/// An open HDF5 file. Move-only; closing (destructor or close()) closes every object still open in
+/// it (strong close degree). Share it between threads only under the library lock.
+class File : public Object {
+public:
+    File() = default;  ///< empty; valid() is false
+    /// Creates `path` for writing, truncating any file already there. Io error when it cannot.
+    static Result<File> create(const std::string& path);
+    /// Opens `path` read-only. Io when the file is absent or unreadable, Format when it is not
+    /// HDF5 or is truncated/corrupt. `chunkCacheBytes` sizes HDF5's per-dataset chunk cache.
+    static Result<File> openReadOnly(const std::string& path, size_t chunkCacheBytes);
+
+    /// Writes every dirty buffer of the file to the operating system.
+    Status flush();
+
+private:
+    using Object::Object;
+};
+
+/// A group, opened or created under a file or another group. Move-only.
+class Group : public Object {
+public:
+    Group() = default;  ///< empty; valid() is false
+    static Result<Group> root(const File& file);
+    /// Creates the direct child group `name` (which must not exist yet).
+    static Result<Group> create(const Object& parent, std::string_view name);
+    /// Opens the group at relative path `name` ("a/b" allowed). Missing when it is absent.
+    static Result<Group> open(const Object& parent, std::string_view name);
+
+    /// Names of the direct children (groups and datasets), in name order.
+    Result<std::vector<std::string>> childNames() const;
+
+private:
+    using Object::Object;
+};
+
+/// Whether relative path `path` ("a/b/c") exists under `parent`, checked component by component.
+Result<bool> exists(const Object& parent, std::string_view path);
+
+}  // namespace gatescope::data::h5

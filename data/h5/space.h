@@ -1,0 +1,56 @@
+// Dataspaces (shapes and selections) and datatypes, owned RAII-style.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/h5/handle.h"
+
+namespace gatescope::data::h5 {
+
+using Dims = std::vector<hsize_t>;
+
+/// A dataspace: a shape, plus a selection inside it. Move-only; not shared between threads.
+class Space {
+public:
+    /// A simple N-d space of fixed extent `dims` (every extent >= 1).
+    static Result<Space> simple(const Dims& dims, const Location& where = {});
+    static Result<Space> scalar(const Location& where = {});
+    /// Wraps an identifier returned by HDF5 (H5Dget_space, H5Aget_space).
+    static Result<Space> adopt(hid_t id, const Location& where);
+
+    hid_t id() const { return m_handle.id(); }
+    Result<Dims> dims() const;
+    /// Selects the block [start, start + count) (replacing any previous selection).
+    Status selectBlock(const Dims& start, const Dims& count);
+
+private:
+    explicit Space(Handle handle) : m_handle(std::move(handle)) {}
+    Handle m_handle;
+};
+
+/// A datatype. Predefined types are copied so every Type owns its identifier.
+class Type {
+public:
+    static Type nativeFloat();
+    static Type nativeDouble();
+    static Type nativeInt32();
+    static Type nativeInt64();
+    /// Variable-length UTF-8 string (h5py's default for str).
+    static Type utf8String();
+    /// IEEE binary16, little-endian, defined the way h5py defines numpy.float16.
+    static Type float16();
+    static Result<Type> adopt(hid_t id, const Location& where);
+
+    hid_t id() const { return m_handle.id(); }
+    H5T_class_t typeClass() const;
+    size_t size() const;
+    bool isVariableString() const;
+
+private:
+    explicit Type(Handle handle) : m_handle(std::move(handle)) {}
+    static Type copyOf(hid_t predefined);
+    Handle m_handle;
+};
+
+}  // namespace gatescope::data::h5

@@ -1,0 +1,126 @@
+// TraceReader: dataset validation, and the root-level tables (manifest, tokens, per-token results).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "data/h5/strings.h"
+#include "data/trace/trace_reader.h"
+
+namespace gatescope::data {
+namespace {
+
+std::string describeType(const h5::Type& type) {
+    switch (type.typeClass()) {
+        case H5T_FLOAT:
+            return fmt::format("float{}", type.size() * 8);
+        case H5T_INTEGER:
+            return fmt::format("int{}", type.size() * 8);
+        case H5T_STRING:
+            return "string";
+        default:
+            return "another datatype";
+    }
+}
+
+std::string describeDims(const std::vector<int64_t>& dims) {
+    std::vector<std::string> parts;
+    for (int64_t d : dims)
+        parts.push_back(d < 0 ? "*" : std::to_string(d));
+    return fmt::format("[{}]", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<h5::Dataset>> TraceReader::dataset(const std::string& path,
+                                                          const std::vector<int64_t>& dims,
+                                                          H5T_class_t cls, bool allowF16) const {
+    auto lock = h5::lockLibrary();
+    if (auto it = m_datasets.find(path); it != m_datasets.end()) return it->second;
+    auto root = h5::Group::root(m_file);
+    if (!root) return root.error();
+    auto opened = h5::Dataset::open(*root, path.substr(1));
+    if (!opened) return opened.error();
+    auto found = opened->dims();
+    if (!found) return found.error();
+    auto type = opened->type();
+    if (!type) return type.error();
+    std::vector<int64_t> actual(found->begin(), found->end());
+    bool shapeOk = actual.size() == dims.size();
+    for (size_t i = 0; shapeOk && i < dims.size(); ++i)
+        shapeOk = dims[i] < 0 || dims[i] == actual[i];
+    bool typeOk = type->typeClass() == cls &&
+                  (cls != H5T_FLOAT || type->size() == 4 || (allowF16 && type->size() == 2));
+    if (!shapeOk || !typeOk) {
+        std::string expected = cls == H5T_FLOAT ? (allowF16 ? "float32 or float16" : "float32")
+                                                : (cls == H5T_INTEGER ? "integer" : "string");
+        return error(ErrorKind::Shape,
+                     fmt::format("wrong {}: expected {} {}, found {} {} (N = {})",
+                                 shapeOk ? "dtype" : "shape", expected, describeDims(dims),
+                                 describeType(*type), describeDims(actual), m_summary.nTokens),
+                     path);
+    }
+    auto shared = std::make_shared<h5::Dataset>(std::move(*opened));
+    m_datasets.emplace(path, shared);
+    return shared;
+}
+
+Result<nlohmann::json> TraceReader::manifest() const {
+    auto lock = h5::lockLibrary();
+    auto ds = dataset(schema::kManifest, {}, H5T_STRING);
+    if (!ds) return ds.error();
+    auto text = h5::readScalarString(**ds);
+    if (!text) return text.error();
+    auto json = nlohmann::json::parse(*text, nullptr, false);
+    if (json.is_discarded() || !json.is_object())
+        return error(ErrorKind::Format, "the manifest is not a JSON object", schema::kManifest);
+    return json;
+}
+
+Result<TokenTable> TraceReader::tokens() const {
+    auto lock = h5::lockLibrary();
+    int64_t n = m_summary.nTokens;
+    TokenTable table;
+    auto ids = dataset(schema::kTokenIds, {n}, H5T_INTEGER);
+    if (!ids) return ids.error();
+    table.ids.resize(static_cast<size_t>(n));
+    if (auto rc = (*ids)->read(h5::Type::nativeInt32(), table.ids.data()); !rc) return rc.error();
+    auto text = dataset(schema::kTokenText, {n}, H5T_STRING);
+    if (!text) return text.error();
+    auto strings = h5::readStrings(**text);
+    if (!strings) return strings.error();
+    table.text = std::move(*strings);
+    auto offsets = dataset(schema::kTokenOffsets, {n, 2}, H5T_INTEGER);
+    if (!offsets) return offsets.error();
+    table.byteOffsets.resize(static_cast<size_t>(n));
+    auto rc = (*offsets)->read(h5::Type::nativeInt64(), table.byteOffsets.data());
+    if (!rc) return rc.error();
+    auto source = dataset(schema::kSourceText, {}, H5T_STRING);
+    if (!source) return source.error();
+    auto sourceText = h5::readScalarString(**source);
+    if (!sourceText) return sourceText.error();
+    table.sourceText = std::move(*sourceText);
+    return table;
+}
+
+Result<PerTokenResults> TraceReader::perToken() const {
+    auto lock = h5::lockLibrary();
+    int64_t n = m_summary.nTokens;
+    PerTokenResults results;
+    results.loss.resize(static_cast<size_t>(n));
+    results.targetRank.resize(static_cast<size_t>(n));
+    results.entropy.resize(static_cast<size_t>(n));
+    auto loss = dataset(schema::kLoss, {n}, H5T_FLOAT);
+    if (!loss) return loss.error();
+    if (auto rc = (*loss)->read(h5::Type::nativeFloat(), results.loss.data()); !rc)
+        return rc.error();
+    auto rank = dataset(schema::kTargetRank, {n}, H5T_INTEGER);
+    if (!rank) return rank.error();
+    if (auto rc = (*rank)->read(h5::Type::nativeInt32(), results.targetRank.data()); !rc)
+        return rc.error();
+    auto entropy = dataset(schema::kEntropy, {n}, H5T_FLOAT);
+    if (!entropy) return entropy.error();
+    if (auto rc = (*entropy)->read(h5::Type::nativeFloat(), results.entropy.data()); !rc)
+        return rc.error();
+    return results;
+}
+
+}  // namespace gatescope::data

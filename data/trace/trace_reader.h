@@ -1,0 +1,121 @@
+// TraceReader: opens a trace (format v1) and reads lazily only what is asked for.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/h5/dataset.h"
+#include "data/h5/file.h"
+#include "data/trace/block_cache.h"
+#include "data/trace/pyramid_geometry.h"
+#include "data/trace/trace_types.h"
+
+namespace gatescope::data {
+
+struct ReaderOptions {
+    /// Bound on decoded blocks kept in memory (tiles and 4096-row slices of factors and gates).
+    size_t chunkCacheBytes = size_t{64} << 20;
+};
+
+struct FactorInfo {
+    std::string name;
+    std::vector<int64_t> shape;  ///< as stored: [H, N, D] or [H, N]
+    bool f16 = false;
+};
+
+struct PyramidInfo {
+    std::string map;          ///< "attention", "decay", ...
+    std::vector<Pool> pools;  ///< pools present
+    std::vector<int> levels;  ///< levels present (in any pool), ascending
+    int heads = 0;
+};
+
+struct LayerInfo {
+    int index = 0;
+    LayerHeader header;
+    bool hasGates = false;
+    std::vector<FactorInfo> factors;
+    std::vector<PyramidInfo> pyramids;
+
+    const FactorInfo* factor(std::string_view name) const;
+    const PyramidInfo* pyramid(std::string_view map) const;
+};
+
+/// What a trace holds, read once at open (metadata only).
+struct TraceSummary {
+    std::string path;
+    int formatVersion = 0;
+    std::string modelType;
+    std::string compression;
+    int64_t nTokens = 0;
+    bool hasPerToken = false;
+    std::vector<LayerInfo> layers;  ///< ascending layer index
+
+    const LayerInfo* layer(int index) const;
+};
+
+/// A read-only view of one trace file. Every method is const and safe to call from several
+/// threads at once: HDF5 calls are serialized by the process-wide library lock, decoded blocks are
+/// shared through a bounded LRU (ReaderOptions::chunkCacheBytes). Errors name the file and the
+/// dataset: Missing for absent objects, Shape for wrong shape or dtype, Usage for out-of-range
+/// requests, Format for corrupt data. The file stays open until the last shared_ptr goes.
+class TraceReader {
+public:
+    /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated or without a
+    /// gatescope_format attribute, Version when gatescope_format names another format or
+    /// format_version is newer than this reader (1).
+    static Result<std::shared_ptr<TraceReader>> open(const std::filesystem::path& path,
+                                                     ReaderOptions options = {});
+    ~TraceReader();
+
+    const TraceSummary& summary() const { return m_summary; }
+    const std::string& path() const { return m_summary.path; }
+
+    Result<nlohmann::json> manifest() const;
+    Result<TokenTable> tokens() const;
+    Result<PerTokenResults> perToken() const;
+
+    /// The whole gates array [H, N, C].
+    Result<Array> gates(int layer) const;
+    /// Rows [rowBegin, rowEnd) of one head's gates: [rows, C].
+    Result<Array> gatesForHead(int layer, int head, int64_t rowBegin, int64_t rowEnd) const;
+    /// Rows [rowBegin, rowEnd) of one head of a factor: [rows, D] (or [rows] for [H, N]
+    /// factors). `head` indexes the stored first axis (a kv head for [n_kv_heads, N, D] factors).
+    /// f16 factors are widened to float exactly.
+    Result<Array> factor(int layer, std::string_view name, int head, int64_t rowBegin,
+                         int64_t rowEnd) const;
+    /// One 256 x 256 tile of a pyramid level; zeros beyond S and for non-causal tiles (never
+    /// stored). Tiles not written by the producer read as zeros too.
+    Result<Tile> pyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
+                             int64_t tileRow, int64_t tileCol) const;
+
+    BlockCache::Stats cacheStats() const { return m_cache.stats(); }
+
+private:
+    TraceReader(h5::File file, ReaderOptions options);
+    Status readSummary();
+    Result<LayerInfo> readLayer(const h5::Group& layers, const std::string& name);
+    /// Opens (once, then cached) the dataset at `path`, checking its shape against `dims` (-1: any)
+    /// and its element class; float datasets must be float32 (or float16 when `allowF16`).
+    Result<std::shared_ptr<h5::Dataset>> dataset(const std::string& path,
+                                                 const std::vector<int64_t>& dims, H5T_class_t cls,
+                                                 bool allowF16 = false) const;
+    Result<Array> readRows(const std::string& path, const std::vector<int64_t>& dims, bool allowF16,
+                           int head, int64_t rowBegin, int64_t rowEnd) const;
+    Error error(ErrorKind kind, std::string message, std::string object = {}) const;
+
+    h5::File m_file;
+    ReaderOptions m_options;
+    TraceSummary m_summary;
+    mutable std::map<std::string, std::shared_ptr<h5::Dataset>> m_datasets;  // library lock
+    mutable BlockCache m_cache;
+};
+
+}  // namespace gatescope::data

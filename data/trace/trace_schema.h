@@ -1,0 +1,49 @@
+// The trace format v1 in names: version constants, the fixed dataset paths and the path builders.
+// docs/trace-format.md describes the same layout for h5py users; keep the two in step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gatescope::data {
+
+inline constexpr std::string_view kFormatName = "gatescope-trace";  ///< root attr gatescope_format
+inline constexpr int kFormatVersion = 1;                            ///< root attr format_version
+inline constexpr int64_t kTileSide = 256;   ///< pyramid tiles (and chunks) are 256 x 256 cells
+inline constexpr int64_t kRowBlock = 4096;  ///< factor and gate chunks hold 4096 token rows
+inline constexpr int kMaxLayers = 1000;     ///< layer groups are named with 3 digits
+
+/// Pooling of a pyramid level: max keeps needles visible, mean keeps attention mass.
+enum class Pool { Max, Mean };
+
+const char* toString(Pool pool);
+std::optional<Pool> parsePool(std::string_view name);
+
+namespace schema {
+inline constexpr const char* kManifest = "/manifest";
+inline constexpr const char* kTokenIds = "/tokens/ids";
+inline constexpr const char* kTokenText = "/tokens/text";
+inline constexpr const char* kTokenOffsets = "/tokens/byte_offsets";
+inline constexpr const char* kSourceText = "/tokens/source_text";
+inline constexpr const char* kLoss = "/per_token/loss";
+inline constexpr const char* kTargetRank = "/per_token/target_rank";
+inline constexpr const char* kEntropy = "/per_token/entropy";
+
+/// "000" for layer 0.
+std::string layerName(int layer);
+/// "/layers/000".
+std::string layerPath(int layer);
+/// "/layers/000/gates/log_retention".
+std::string gatesPath(int layer);
+/// "/layers/000/factors/q".
+std::string factorPath(int layer, std::string_view name);
+/// "/layers/000/pyramid/attention/max/6".
+std::string pyramidPath(int layer, std::string_view map, Pool pool, int level);
+
+/// Factor and map names: 1-64 characters of [A-Za-z0-9_.-], not "." or "..".
+bool isValidName(std::string_view name);
+}  // namespace schema
+
+}  // namespace gatescope::data

@@ -1,0 +1,158 @@
+// TraceWriter: file lifecycle (temporary name, commit, failure) and the manifest.
+#include "data/trace/trace_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "data/h5/attribute.h"
+#include "data/trace/manifest.h"
+#include "data/trace/nexus.h"
+
+namespace gatescope::data {
+namespace {
+
+Status syncPath(const std::filesystem::path& path, int flags) {
+    int fd = ::open(path.c_str(), flags);
+    if (fd < 0)
+        return Error{
+            ErrorKind::Io,
+            "cannot open to sync: " + std::error_code(errno, std::generic_category()).message(),
+            path.string(), ""};
+    int rc = ::fsync(fd);
+    int savedErrno = errno;
+    ::close(fd);
+    if (rc != 0)
+        return Error{
+            ErrorKind::Io,
+            "fsync failed: " + std::error_code(savedErrno, std::generic_category()).message(),
+            path.string(), ""};
+    return Ok{};
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(std::filesystem::path finalPath, std::filesystem::path tempPath,
+                         TraceWriterOptions options)
+    : m_finalPath(std::move(finalPath)), m_tempPath(std::move(tempPath)), m_options(options) {}
+
+Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::filesystem::path& finalPath,
+                                                         TraceWriterOptions options) {
+    auto lock = h5::lockLibrary();
+    if (finalPath.empty() || !finalPath.has_filename())
+        return Error{ErrorKind::Usage, "the trace path must name a file", finalPath.string(), ""};
+    if (options.compression == Compression::Zstd && !h5::filterAvailable(h5::kZstdFilterId))
+        return Error{ErrorKind::Unsupported, "the zstd filter is not available", finalPath.string(),
+                     ""};
+    if (options.compression == Compression::Lz4 && !h5::filterAvailable(h5::kLz4FilterId))
+        return Error{ErrorKind::Unsupported, "the lz4 filter is not available", finalPath.string(),
+                     ""};
+    std::filesystem::path temp = finalPath;
+    temp += ".partial-" + std::to_string(::getpid());
+    std::unique_ptr<TraceWriter> writer(new TraceWriter(finalPath, temp, options));
+    auto file = h5::File::create(temp.string());
+    if (!file) return file.error();
+    writer->m_file = std::move(*file);
+    auto root = h5::Group::root(writer->m_file);
+    if (!root) return writer->fail(root.error());
+    writer->m_root = std::move(*root);
+    auto rc = h5::writeAttribute(writer->m_root, "gatescope_format", kFormatName);
+    if (rc) rc = h5::writeAttribute(writer->m_root, "format_version", int64_t{kFormatVersion});
+    if (rc) rc = h5::writeAttribute(writer->m_root, "compression", toString(options.compression));
+    if (rc) rc = h5::writeAttribute(writer->m_root, "default", std::string_view("per_token"));
+    if (!rc) return writer->fail(rc.error());
+    auto layers = h5::Group::create(writer->m_root, "layers");
+    if (!layers) return writer->fail(layers.error());
+    return writer;
+}
+
+TraceWriter::~TraceWriter() {
+    if (!m_committed) abandon();
+}
+
+Status TraceWriter::usable() const {
+    if (m_failure) {
+        Error again = *m_failure;
+        again.message = "the writer failed earlier: " + again.message;
+        return again;
+    }
+    if (m_committed) return usage("the trace is already committed");
+    return Ok{};
+}
+
+Error TraceWriter::usage(std::string message, std::string object) const {
+    return Error{ErrorKind::Usage, std::move(message), m_tempPath.string(), std::move(object)};
+}
+
+Error TraceWriter::fail(Error error) {
+    abandon();
+    m_failure = error;
+    return error;
+}
+
+void TraceWriter::abandon() {
+    auto lock = h5::lockLibrary();
+    m_layers.clear();
+    m_root = h5::Group();
+    if (m_file.valid()) (void)m_file.close();  // a failing close is expected after a write error
+    std::error_code ec;
+    std::filesystem::remove(m_tempPath, ec);
+}
+
+Status TraceWriter::writeManifest(const nlohmann::json& manifest) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    if (auto rc = validateManifest(manifest, m_tempPath.string()); !rc) return rc;
+    std::string text = manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (m_hasManifest) {
+        if (H5Ldelete(m_root.id(), "manifest", H5P_DEFAULT) < 0)
+            return fail(h5::makeError(ErrorKind::Io, {m_tempPath.string(), "/manifest"},
+                                      "cannot replace the manifest"));
+    }
+    h5::Type type = h5::Type::utf8String();
+    auto dataset = h5::Dataset::createScalar(m_root, "manifest", type);
+    if (!dataset) return fail(dataset.error());
+    const char* pointer = text.c_str();
+    auto rc = dataset->write(type, &pointer);
+    if (rc) rc = nexus::describe(*dataset, "provenance manifest (JSON)");
+    if (rc)
+        rc = h5::writeAttribute(m_root, "model_type", manifest.at("model_type").get<std::string>());
+    if (!rc) return fail(rc.error());
+    m_hasManifest = true;
+    return Ok{};
+}
+
+Status TraceWriter::commit() {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    std::string missing;
+    if (!m_hasManifest) missing += " manifest";
+    if (m_nTokens == 0) missing += " tokens";
+    if (!m_hasPerToken) missing += " per_token";
+    if (!missing.empty()) return usage("cannot commit an incomplete trace; missing:" + missing);
+    auto rc = h5::writeAttribute(m_root, "n_layers", static_cast<int64_t>(m_layers.size()));
+    if (!rc) return fail(rc.error());
+    m_layers.clear();
+    m_root = h5::Group();
+    rc = m_file.flush();
+    if (rc) rc = m_file.close();
+    if (rc) rc = syncPath(m_tempPath, O_RDONLY);
+    if (!rc) return fail(rc.error());
+    std::error_code ec;
+    std::filesystem::rename(m_tempPath, m_finalPath, ec);
+    if (ec)
+        return fail(Error{ErrorKind::Io,
+                          "cannot rename " + m_tempPath.string() + ": " + ec.message(),
+                          m_finalPath.string(), ""});
+    m_committed = true;
+    // The rename is durable only once the folder is synced; a failure here loses nothing written.
+    std::filesystem::path folder = m_finalPath.parent_path();
+    (void)syncPath(folder.empty() ? "." : folder, O_RDONLY | O_DIRECTORY);
+    return Ok{};
+}
+
+}  // namespace gatescope::data

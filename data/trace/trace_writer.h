@@ -1,0 +1,140 @@
+// TraceWriter: writes one trace (format v1, see docs/trace-format.md) crash-safely, layer by layer.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/h5/dataset.h"
+#include "data/h5/file.h"
+#include "data/trace/pyramid_geometry.h"
+#include "data/trace/trace_types.h"
+
+namespace gatescope::data {
+
+struct TraceWriterOptions {
+    /// Deflate (default) opens in stock h5py; zstd and lz4 need hdf5plugin there. See
+    /// docs/benchmarks.md for speed and size.
+    Compression compression = Compression::Deflate;
+    int compressionLevel = 4;   ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
+    bool factorsAsF16 = false;  ///< store factors as IEEE binary16 (halves their size; lossy)
+};
+
+/// Writes a trace to "<final>.partial-<pid>" in the final folder and renames it to the final path
+/// in commit(), so a killed run never leaves a truncated file under the final name. Destroying the
+/// writer without a successful commit removes the temporary file (a SIGKILL leaves it behind, under
+/// its .partial name). Any HDF5 or file-system failure (disk full, ...) is returned as an Error and
+/// ends the writer: the temporary file is removed and every later call returns that error again.
+/// Argument errors (wrong shape, unknown layer, ...) return ErrorKind::Usage or Shape and leave the
+/// writer usable.
+///
+/// Order: writeTokens before anything sized by N; writeLayer(l) before that layer's gates, factors
+/// and pyramids; manifest, tokens and per-token results must all be written before commit().
+/// Big arrays can be written head by head (declareFactor + writeFactorHead, declareGates +
+/// writeGatesHead) so the caller never holds a whole layer.
+///
+/// Threading: not thread-safe; use one writer from one thread. Each call holds the process-wide
+/// HDF5 lock, so readers of other traces on other threads stay safe.
+class TraceWriter {
+public:
+    static Result<std::unique_ptr<TraceWriter>> create(const std::filesystem::path& finalPath,
+                                                       TraceWriterOptions options = {});
+    ~TraceWriter();
+    TraceWriter(const TraceWriter&) = delete;
+    TraceWriter& operator=(const TraceWriter&) = delete;
+
+    /// Stores the provenance manifest (validated by validateManifest) as /manifest, and mirrors
+    /// model_type as a root attribute. May be called again to replace it.
+    Status writeManifest(const nlohmann::json& manifest);
+    /// Stores /tokens and fixes N = tokens.size() (>= 1). Once only.
+    Status writeTokens(const TokenTable& tokens);
+    /// Stores /per_token; every vector must have N entries.
+    Status writePerToken(const PerTokenResults& results);
+
+    /// Creates /layers/<layer> (0 <= layer < 1000) with the header as attributes. Once per layer.
+    Status writeLayer(int layer, const LayerHeader& header);
+
+    /// Creates gates/log_retention [heads = n_heads, N, channels = n_channels] of a layer.
+    Status declareGates(int layer, int heads, int channels);
+    /// Writes one head of the declared gates: `data` is [N, channels] row-major.
+    Status writeGatesHead(int layer, int head, const float* data);
+    /// declareGates + every head at once: `data` is [heads, n, channels]; n must be N.
+    Status writeGates(int layer, const float* data, int heads, int64_t n, int channels);
+
+    /// Creates factors/<name> with `shape` [H, N, D] or [H, N], H = n_heads or n_kv_heads.
+    Status declareFactor(int layer, std::string_view name, std::vector<int64_t> shape);
+    /// Writes one head of a declared factor: `data` is [N, D] (or [N]) row-major.
+    Status writeFactorHead(int layer, std::string_view name, int head, const float* data);
+    /// declareFactor + every head at once; `data` has the full `shape`.
+    Status writeFactor(int layer, std::string_view name, const float* data,
+                       std::vector<int64_t> shape);
+
+    /// Creates pyramid/<map>/{max,mean}/<level> [heads, S, S] for every level in `levels`.
+    /// Nothing is allocated on disk until tiles are written.
+    Status createPyramid(int layer, std::string_view map, PyramidLevels levels, int heads);
+    /// Writes one 256 x 256 row-major tile; only causal tiles (tileCol <= tileRow) are accepted.
+    /// Cells past the level side S are ignored; cells above the diagonal are stored as 0.
+    Status writePyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
+                            int64_t tileRow, int64_t tileCol, const float* tile);
+
+    /// Flushes, closes and fsyncs the temporary file, then renames it to the final path (and
+    /// fsyncs the folder). After success the writer accepts no more calls.
+    Status commit();
+
+    const std::filesystem::path& finalPath() const { return m_finalPath; }
+    const std::filesystem::path& tempPath() const { return m_tempPath; }
+    /// N once writeTokens succeeded, else 0.
+    int64_t nTokens() const { return m_nTokens; }
+
+private:
+    struct ArrayState {
+        h5::Dataset dataset;
+        std::vector<int64_t> shape;
+        bool f16 = false;
+    };
+    struct PyramidState {
+        PyramidLevels levels;
+        int heads = 0;
+        std::map<std::pair<Pool, int>, h5::Dataset> datasets;
+    };
+    struct LayerState {
+        LayerHeader header;
+        h5::Group group;
+        std::unique_ptr<ArrayState> gates;
+        std::map<std::string, ArrayState, std::less<>> factors;
+        std::map<std::string, PyramidState, std::less<>> pyramids;
+    };
+
+    TraceWriter(std::filesystem::path finalPath, std::filesystem::path tempPath,
+                TraceWriterOptions options);
+    Status usable() const;
+    Error fail(Error error);
+    void abandon();
+    Error usage(std::string message, std::string object = {}) const;
+    Result<LayerState*> layerState(int layer);
+    Result<h5::Group> openOrCreateGroup(const h5::Object& parent, std::string_view name);
+    Result<h5::Dataset> createArray(const h5::Object& parent, std::string_view name,
+                                    const std::vector<int64_t>& shape, bool f16);
+    Status writeHead(ArrayState& state, int head, const float* data);
+
+    std::filesystem::path m_finalPath;
+    std::filesystem::path m_tempPath;
+    TraceWriterOptions m_options;
+    h5::File m_file;
+    h5::Group m_root;
+    int64_t m_nTokens = 0;
+    bool m_hasManifest = false;
+    bool m_hasPerToken = false;
+    bool m_committed = false;
+    std::optional<Error> m_failure;
+    std::map<int, LayerState> m_layers;
+};
+
+}  // namespace gatescope::data

@@ -1,0 +1,152 @@
+// TraceWriter: layer groups, shared array helpers and gates.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "data/h5/attribute.h"
+#include "data/trace/float16.h"
+#include "data/trace/nexus.h"
+#include "data/trace/trace_writer.h"
+
+namespace gatescope::data {
+
+Result<TraceWriter::LayerState*> TraceWriter::layerState(int layer) {
+    auto it = m_layers.find(layer);
+    if (it == m_layers.end())
+        return usage(fmt::format("layer {} is not declared; call writeLayer first", layer),
+                     schema::layerPath(std::clamp(layer, 0, kMaxLayers - 1)));
+    return &it->second;
+}
+
+Result<h5::Group> TraceWriter::openOrCreateGroup(const h5::Object& parent, std::string_view name) {
+    auto found = h5::exists(parent, name);
+    if (!found) return found.error();
+    return *found ? h5::Group::open(parent, name) : h5::Group::create(parent, name);
+}
+
+Result<h5::Dataset> TraceWriter::createArray(const h5::Object& parent, std::string_view name,
+                                             const std::vector<int64_t>& shape, bool f16) {
+    h5::Dims dims(shape.begin(), shape.end());
+    h5::Dims chunk = dims;
+    chunk[0] = 1;
+    chunk[1] = std::min<hsize_t>(dims[1], kRowBlock);
+    h5::Type type = f16 ? h5::Type::float16() : h5::Type::nativeFloat();
+    auto dcpl = h5::PropertyList::chunkedDataset(chunk, m_options.compression,
+                                                 m_options.compressionLevel, type, parent.where());
+    if (!dcpl) return dcpl.error();
+    return h5::Dataset::create(parent, name, type, dims, *dcpl);
+}
+
+Status TraceWriter::writeHead(ArrayState& state, int head, const float* data) {
+    h5::Dims start(state.shape.size(), 0);
+    h5::Dims count(state.shape.begin(), state.shape.end());
+    start[0] = static_cast<hsize_t>(head);
+    count[0] = 1;
+    if (!state.f16) return state.dataset.writeBlock(h5::Type::nativeFloat(), data, start, count);
+    // Rounded here (to nearest even) rather than by HDF5's soft conversion, which truncates.
+    size_t size = 1;
+    for (size_t i = 1; i < count.size(); ++i)
+        size *= count[i];
+    std::vector<uint16_t> halves(size);
+    for (size_t i = 0; i < size; ++i)
+        halves[i] = floatToHalf(data[i]);
+    return state.dataset.writeBlock(h5::Type::float16(), halves.data(), start, count);
+}
+
+Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    if (layer < 0 || layer >= kMaxLayers)
+        return usage(fmt::format("layer index {} is outside 0..{}", layer, kMaxLayers - 1));
+    std::string path = schema::layerPath(layer);
+    if (m_layers.count(layer)) return usage("layer is already written", path);
+    if (header.nHeads < 1 || header.nKvHeads < 1 || header.headDim < 1 || header.valueDim < 0 ||
+        header.nChannels < 1)
+        return usage(fmt::format("bad layer header: n_heads {}, n_kv_heads {}, head_dim {}, "
+                                 "value_dim {}, n_channels {} (all >= 1, value_dim >= 0)",
+                                 header.nHeads, header.nKvHeads, header.headDim, header.valueDim,
+                                 header.nChannels),
+                     path);
+    if (header.scoreKind.empty() || !(header.extras.is_object() || header.extras.is_null()))
+        return usage("bad layer header: score_kind must be set and extras a JSON object", path);
+    auto layers = h5::Group::open(m_root, "layers");
+    if (!layers) return fail(layers.error());
+    auto group = h5::Group::create(*layers, schema::layerName(layer));
+    if (!group) return fail(group.error());
+    auto rc = h5::writeAttribute(*group, "n_heads", int64_t{header.nHeads});
+    if (rc) rc = h5::writeAttribute(*group, "n_kv_heads", int64_t{header.nKvHeads});
+    if (rc) rc = h5::writeAttribute(*group, "head_dim", int64_t{header.headDim});
+    if (rc) rc = h5::writeAttribute(*group, "value_dim", int64_t{header.valueDim});
+    if (rc) rc = h5::writeAttribute(*group, "n_channels", int64_t{header.nChannels});
+    if (rc) rc = h5::writeAttribute(*group, "score_kind", header.scoreKind);
+    if (rc)
+        rc =
+            h5::writeAttribute(*group, "extras",
+                               (header.extras.is_null() ? nlohmann::json::object() : header.extras)
+                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (!rc) return fail(rc.error());
+    LayerState state;
+    state.header = header;
+    if (state.header.extras.is_null()) state.header.extras = nlohmann::json::object();
+    state.group = std::move(*group);
+    m_layers.emplace(layer, std::move(state));
+    return Ok{};
+}
+
+Status TraceWriter::declareGates(int layer, int heads, int channels) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    if (m_nTokens == 0) return usage("write the tokens before gates");
+    auto state = layerState(layer);
+    if (!state) return state.error();
+    LayerState& l = **state;
+    std::string path = schema::gatesPath(layer);
+    if (l.gates) return usage("gates are already declared", path);
+    if (heads != l.header.nHeads || channels != l.header.nChannels)
+        return Error{
+            ErrorKind::Shape,
+            fmt::format("gates must be [n_heads = {}, N, n_channels = {}], got [{}, N, {}]",
+                        l.header.nHeads, l.header.nChannels, heads, channels),
+            m_tempPath.string(), path};
+    auto group = h5::Group::create(l.group, "gates");
+    if (!group) return fail(group.error());
+    std::vector<int64_t> shape{heads, m_nTokens, channels};
+    auto dataset = createArray(*group, "log_retention", shape, false);
+    if (!dataset) return fail(dataset.error());
+    auto rc = nexus::markData(*group, "log_retention", 3);
+    if (rc) rc = nexus::describe(*dataset, "log retention per token [head, token, channel]");
+    if (!rc) return fail(rc.error());
+    l.gates = std::make_unique<ArrayState>(ArrayState{std::move(*dataset), shape, false});
+    return Ok{};
+}
+
+Status TraceWriter::writeGatesHead(int layer, int head, const float* data) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    auto state = layerState(layer);
+    if (!state) return state.error();
+    ArrayState* gates = (*state)->gates.get();
+    if (!gates)
+        return usage("gates are not declared; call declareGates first", schema::gatesPath(layer));
+    if (head < 0 || head >= gates->shape[0] || !data)
+        return usage(
+            fmt::format("head {} is outside 0..{} (or data is null)", head, gates->shape[0] - 1),
+            schema::gatesPath(layer));
+    auto rc = writeHead(*gates, head, data);
+    if (!rc) return fail(rc.error());
+    return Ok{};
+}
+
+Status TraceWriter::writeGates(int layer, const float* data, int heads, int64_t n, int channels) {
+    auto lock = h5::lockLibrary();
+    if (n != m_nTokens && m_nTokens > 0)
+        return Error{ErrorKind::Shape,
+                     fmt::format("gates have {} tokens, the trace has N = {}", n, m_nTokens),
+                     m_tempPath.string(), schema::gatesPath(layer)};
+    auto rc = declareGates(layer, heads, channels);
+    for (int h = 0; rc && h < heads; ++h)
+        rc = writeGatesHead(layer, h, data + h * n * channels);
+    return rc;
+}
+
+}  // namespace gatescope::data

@@ -1,0 +1,129 @@
+// TraceWriter: the root-level tables (tokens, per-token results).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "data/h5/attribute.h"
+#include "data/trace/nexus.h"
+#include "data/trace/trace_writer.h"
+#include "data/trace/utf8.h"
+
+namespace gatescope::data {
+namespace {
+
+Result<h5::Dataset> writeVector(const h5::Object& group, std::string_view name,
+                                const h5::Type& type, const void* data, const h5::Dims& dims,
+                                Compression compression, int level) {
+    h5::Dims chunk = dims;
+    chunk[0] = std::min<hsize_t>(dims[0], 65536);
+    auto dcpl = h5::PropertyList::chunkedDataset(chunk, compression, level, type, group.where());
+    if (!dcpl) return dcpl.error();
+    auto dataset = h5::Dataset::create(group, name, type, dims, *dcpl);
+    if (!dataset) return dataset;
+    auto rc = dataset->write(type, data);
+    if (!rc) return rc.error();
+    return dataset;
+}
+
+}  // namespace
+
+Status TraceWriter::writeTokens(const TokenTable& tokens) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    if (m_nTokens > 0) return usage("tokens are already written", "/tokens");
+    int64_t n = tokens.size();
+    if (n < 1) return usage("a trace needs at least one token", "/tokens/ids");
+    if (static_cast<int64_t>(tokens.text.size()) != n ||
+        static_cast<int64_t>(tokens.byteOffsets.size()) != n)
+        return Error{
+            ErrorKind::Shape,
+            fmt::format("ids, text and byte_offsets must have the same length (got {}, {}, {})", n,
+                        tokens.text.size(), tokens.byteOffsets.size()),
+            m_tempPath.string(), "/tokens"};
+    if (size_t bad = firstInvalidUtf8(tokens.sourceText); bad != std::string::npos)
+        return usage(fmt::format("source text is not valid UTF-8 (or holds NUL) at byte {}", bad),
+                     schema::kSourceText);
+    auto textSize = static_cast<int64_t>(tokens.sourceText.size());
+    for (int64_t i = 0; i < n; ++i) {
+        auto [start, end] = tokens.byteOffsets[i];
+        if (start < 0 || end < start || (textSize > 0 && end > textSize))
+            return usage(fmt::format("token {} has byte range [{}, {}) outside the source text "
+                                     "({} bytes)",
+                                     i, start, end, textSize),
+                         schema::kTokenOffsets);
+    }
+    auto group = h5::Group::create(m_root, "tokens");
+    if (!group) return fail(group.error());
+    auto n64 = static_cast<hsize_t>(n);
+    h5::Type int32 = h5::Type::nativeInt32();
+    auto ids = writeVector(*group, "ids", int32, tokens.ids.data(), {n64}, m_options.compression,
+                           m_options.compressionLevel);
+    if (!ids) return fail(ids.error());
+    h5::Type int64 = h5::Type::nativeInt64();
+    auto offsets = writeVector(*group, "byte_offsets", int64, tokens.byteOffsets.data(), {n64, 2},
+                               m_options.compression, m_options.compressionLevel);
+    if (!offsets) return fail(offsets.error());
+    std::vector<std::string> clean;
+    std::vector<const char*> pointers;
+    clean.reserve(tokens.text.size());
+    for (const auto& text : tokens.text)
+        clean.push_back(sanitizeUtf8(text));
+    for (const auto& text : clean)
+        pointers.push_back(text.c_str());
+    h5::Type string = h5::Type::utf8String();
+    auto text = h5::Dataset::create(*group, "text", string, {n64});
+    if (!text) return fail(text.error());
+    auto rc = text->write(string, pointers.data());
+    if (!rc) return fail(rc.error());
+    auto source = h5::Dataset::createScalar(*group, "source_text", string);
+    if (!source) return fail(source.error());
+    const char* sourcePointer = tokens.sourceText.c_str();
+    rc = source->write(string, &sourcePointer);
+    if (rc) rc = nexus::markData(*group, "ids", 1);
+    if (rc) rc = nexus::describe(*ids, "token id");
+    if (rc) rc = nexus::describe(*offsets, "byte range [start, end) in source_text");
+    if (rc) rc = nexus::describe(*text, "decoded token text");
+    if (rc) rc = h5::writeAttribute(m_root, "n_tokens", n);
+    if (!rc) return fail(rc.error());
+    m_nTokens = n;
+    return Ok{};
+}
+
+Status TraceWriter::writePerToken(const PerTokenResults& results) {
+    auto lock = h5::lockLibrary();
+    if (auto rc = usable(); !rc) return rc;
+    if (m_nTokens == 0) return usage("write the tokens before per-token results", "/per_token");
+    if (m_hasPerToken) return usage("per-token results are already written", "/per_token");
+    auto n = static_cast<size_t>(m_nTokens);
+    if (results.loss.size() != n || results.targetRank.size() != n || results.entropy.size() != n)
+        return Error{
+            ErrorKind::Shape,
+            fmt::format("loss, target_rank and entropy must have N = {} entries (got {}, "
+                        "{}, {})",
+                        n, results.loss.size(), results.targetRank.size(), results.entropy.size()),
+            m_tempPath.string(), "/per_token"};
+    auto group = h5::Group::create(m_root, "per_token");
+    if (!group) return fail(group.error());
+    h5::Dims dims{static_cast<hsize_t>(n)};
+    h5::Type f32 = h5::Type::nativeFloat();
+    h5::Type i32 = h5::Type::nativeInt32();
+    auto loss = writeVector(*group, "loss", f32, results.loss.data(), dims, m_options.compression,
+                            m_options.compressionLevel);
+    if (!loss) return fail(loss.error());
+    auto rank = writeVector(*group, "target_rank", i32, results.targetRank.data(), dims,
+                            m_options.compression, m_options.compressionLevel);
+    if (!rank) return fail(rank.error());
+    auto entropy = writeVector(*group, "entropy", f32, results.entropy.data(), dims,
+                               m_options.compression, m_options.compressionLevel);
+    if (!entropy) return fail(entropy.error());
+    auto rc = nexus::markData(*group, "loss", 1, {"entropy", "target_rank"});
+    if (rc) rc = nexus::describe(*loss, "loss of the next token (nats)");
+    if (rc) rc = h5::writeAttribute(*loss, "units", std::string_view("nat"));
+    if (rc) rc = nexus::describe(*rank, "rank of the next token (0 = top, -1 = none)");
+    if (rc) rc = nexus::describe(*entropy, "entropy of the prediction (nats)");
+    if (!rc) return fail(rc.error());
+    m_hasPerToken = true;
+    return Ok{};
+}
+
+}  // namespace gatescope::data

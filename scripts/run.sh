@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds gatescope, and runs the main job on the bundled sample.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$(nproc)" --target gatescope
+exec build/default/app/gatescope demo --out out/sample-trace.h5

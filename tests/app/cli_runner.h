@@ -1,0 +1,59 @@
+// Test support: runs the real `gatescope` executable and captures its exit code and output.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace gatescope::test {
+
+struct CliResult {
+    int exitCode = -1;
+    std::string out;  ///< stdout
+    std::string err;  ///< stderr
+};
+
+inline std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// A fresh folder under the build tree, removed at destruction.
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        std::random_device rd;
+        path = std::filesystem::path(GATESCOPE_BINARY_DIR) / "test-tmp" /
+               ("t" + std::to_string(rd()) + std::to_string(rd()));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    std::filesystem::path operator/(const std::string& name) const { return path / name; }
+};
+
+/// Runs `gatescope ARGS` through the shell (ARGS is shell-quoted by the caller).
+inline CliResult runCli(const std::string& args, const TempDir& tmp) {
+    const auto outFile = tmp / "stdout.txt", errFile = tmp / "stderr.txt";
+    const std::string command = std::string(GATESCOPE_CLI) + " " + args + " >" + outFile.string() +
+                                " 2>" + errFile.string() + " </dev/null";
+    const int status = std::system(command.c_str());
+    CliResult result;
+    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = readFile(outFile);
+    result.err = readFile(errFile);
+    return result;
+}
+
+inline std::string quoted(const std::filesystem::path& path) {
+    return "'" + path.string() + "'";
+}
+
+}  // namespace gatescope::test

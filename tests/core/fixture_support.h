@@ -1,0 +1,64 @@
+// Test support: the official-output fixtures in ../shared/fixtures.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/checkpoint/safetensors_file.h"
+
+namespace gatescope::test {
+
+inline std::filesystem::path fixturesDir() {
+    return GATESCOPE_FIXTURES_DIR;
+}
+
+/// The fixture folder, or GTEST_SKIP()s with a message when ../shared/fixtures is absent.
+#define GATESCOPE_REQUIRE_FIXTURE(var, relative)                                     \
+    const std::filesystem::path var = ::gatescope::test::fixturesDir() / (relative); \
+    if (!std::filesystem::exists(var / "config.json"))                               \
+        GTEST_SKIP() << "fixture " << var << " not found (../shared/fixtures is absent)";
+
+/// Expected tensors written by the official code.
+class Expected {
+public:
+    explicit Expected(const std::filesystem::path& file) {
+        auto opened = core::SafetensorsFile::open(file);
+        if (!opened) throw std::runtime_error(opened.error().describe());
+        m_file = *opened;
+    }
+    bool has(const std::string& name) const { return m_file->find(name) != nullptr; }
+    std::vector<float> floats(const std::string& name) const {
+        const auto* t = m_file->find(name);
+        if (!t) throw std::runtime_error("expected tensor missing: " + name);
+        return core::toFloat32(*t).value();
+    }
+    std::vector<int32_t> ints(const std::string& name) const {
+        const auto* t = m_file->find(name);
+        if (!t) throw std::runtime_error("expected tensor missing: " + name);
+        auto wide = core::toInt64(*t).value();
+        return {wide.begin(), wide.end()};
+    }
+    std::vector<int64_t> shape(const std::string& name) const { return m_file->find(name)->shape; }
+
+private:
+    std::shared_ptr<const core::SafetensorsFile> m_file;
+};
+
+/// max |a - b| / max(|b|, floor): a relative error over the whole tensor.
+inline double relativeError(const std::vector<float>& actual, const std::vector<float>& expected,
+                            double floor = 1e-6) {
+    EXPECT_EQ(actual.size(), expected.size());
+    double maxDiff = 0, maxRef = floor;
+    for (std::size_t i = 0; i < std::min(actual.size(), expected.size()); ++i) {
+        maxDiff = std::max(maxDiff, std::abs(double(actual[i]) - double(expected[i])));
+        maxRef = std::max(maxRef, std::abs(double(expected[i])));
+    }
+    return maxDiff / maxRef;
+}
+
+}  // namespace gatescope::test

@@ -1,0 +1,130 @@
+// Config variants of the power model the official fixture does not cover, against the float64
+// reference of train/model.py (power_reference_model.h, itself checked against the fixture).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/model/model.h"
+#include "fixture_support.h"
+#include "kernels/cpu/power_tile_source.h"
+#include "power_test_support.h"
+
+namespace gatescope {
+namespace {
+
+using test::power::RefConfig;
+
+struct Variant {
+    const char* name;
+    RefConfig config;
+    int64_t n;
+};
+
+class PowerVariant : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(PowerVariant, MatchesFloat64Reference) {
+    const auto& [label, c, n] = GetParam();
+    test::power::Weights weights;
+    std::map<std::string, std::vector<int64_t>> shapes;
+    test::power::randomWeights(c, 2024, weights, shapes);
+    test::power::ScratchCheckpoint scratch(weights, shapes, test::power::configJson(c), label);
+    auto model = core::loadModel(core::Checkpoint::open(scratch.dir()).value());
+    ASSERT_TRUE(model) << model.error().describe();
+    EXPECT_EQ((*model)->info().heads, c.heads());
+    EXPECT_EQ((*model)->info().kvHeads, c.kvHeads);
+
+    std::vector<int32_t> ids(n);
+    for (int64_t i = 0; i < n; ++i)
+        ids[i] = static_cast<int32_t>((i * 37 + 11) % c.vocab);
+    core::RunOptions options;
+    options.returnLogits = true;
+    options.threads = 2;
+    test::power::RecordingProbe probe;
+    auto result = (*model)->forward(ids, {}, options, &probe);
+    ASSERT_TRUE(result) << result.error().describe();
+    const auto ref = test::power::runReference(c, weights, {ids.begin(), ids.end()});
+    const std::vector<float> refLogits(ref.logits.begin(), ref.logits.end());
+    EXPECT_LT(test::relativeError(result->logits.data, refLogits), 1e-4);
+
+    for (int l = 0; l < c.layers; ++l) {
+        SCOPED_TRACE(fmt::format("layer {}", l));
+        const auto& rec = probe.layers.at(l);
+        const auto& att = rec.attention;
+        EXPECT_EQ(att.heads, c.heads());
+        EXPECT_EQ(att.kvHeads, c.kvHeads);
+        EXPECT_EQ(att.scoreKind, c.sdpa ? "additive_decay" : "power");
+        EXPECT_EQ(att.hasDecay, c.gating && !c.sdpa);
+        // Reference arrays are [N, heads, d]; records are [heads, N, d].
+        const auto& rq = ref.layers[l].q;
+        const auto& rk = ref.layers[l].k;
+        double qErr = 0, kErr = 0, scale = 0;
+        const int d = c.headDim;
+        for (int h = 0; h < c.heads(); ++h)
+            for (int64_t t = 0; t < n; ++t)
+                for (int e = 0; e < d; ++e) {
+                    const double want = rq[(t * c.heads() + h) * d + e];
+                    qErr = std::max(qErr,
+                                    std::abs(rec.factors.at("q").data[(h * n + t) * d + e] - want));
+                    scale = std::max(scale, std::abs(want));
+                }
+        for (int h = 0; h < c.kvHeads; ++h)
+            for (int64_t t = 0; t < n; ++t)
+                for (int e = 0; e < d; ++e)
+                    kErr = std::max(kErr, std::abs(rec.factors.at("k").data[(h * n + t) * d + e] -
+                                                   rk[(t * c.kvHeads + h) * d + e]));
+        EXPECT_LT(qErr / scale, 1e-4);
+        EXPECT_LT(kErr / scale, 1e-4);
+        if (att.scoreKind != "power") continue;
+        if (c.gating) {
+            ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads(), n, 1}));
+            for (int h = 0; h < c.heads(); ++h)
+                for (int64_t t = 0; t < n; ++t)
+                    ASSERT_NEAR(rec.logRetention.data[h * n + t],
+                                ref.layers[l].logG[t * c.kvHeads + h / c.ratio], 1e-5);
+        } else {
+            EXPECT_TRUE(rec.logRetention.data.empty());
+            EXPECT_EQ(rec.factors.count("log_decay_cumsum"), 0u);
+        }
+        // Rows of every query head's recomputed attention sum to 1 - 1e-6 (the package's l + 1e-6).
+        for (int h = 0; h < c.heads(); ++h) {
+            auto q = test::power::headSlice(rec.factors.at("q"), h);
+            auto k = test::power::headSlice(rec.factors.at("k"), h / c.ratio);
+            auto z = test::power::headSlice(rec.factors.at("log_normalizer"), h);
+            std::vector<float> g;
+            kernels::PowerHead head;
+            if (c.gating) {
+                g = test::power::headSlice(rec.factors.at("log_decay_cumsum"), h);
+                head.logDecayCumsum = g.data();
+            }
+            head.n = n;
+            head.dk = d;
+            head.q = q.data();
+            head.k = k.data();
+            head.logNormalizer = z.data();
+            head.scale = static_cast<float>(att.scale);
+            head.degree = c.degree;
+            std::vector<float> tile(n * n);
+            kernels::PowerTileSource(head).compute(kernels::MapKind::Attention, 0, n, 0, n,
+                                                   tile.data());
+            for (int64_t i = 0; i < n; ++i) {
+                double sum = 0;
+                for (int64_t j = 0; j < n; ++j)
+                    sum += tile[i * n + j];
+                ASSERT_NEAR(sum, 1.0, 1e-5) << "head " << h << " row " << i;
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, PowerVariant,
+    ::testing::Values(
+        // vocab, layers, kvHeads, qhead_ratio, head_size, n_embd, bias, gating, sdpa, degree
+        Variant{"gqa", RefConfig{97, 2, 2, 2, 8, 24, true, true, false, 2}, 45},
+        Variant{"no_bias", RefConfig{97, 1, 3, 1, 10, 30, false, true, false, 2}, 53},
+        Variant{"ungated", RefConfig{97, 1, 2, 1, 8, 20, true, false, false, 2}, 40},
+        Variant{"degree4", RefConfig{97, 1, 2, 1, 6, 16, true, true, false, 4}, 37},
+        Variant{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace gatescope
