@@ -3,7 +3,7 @@
 // and the command line are recorded in docs/benchmarks.md.
 //
 // Usage: trace_io_bench [--n 65536] [--layers 4] [--heads 4] [--dim 64] [--reads 2000]
-//                       [--dir /tmp] [--only deflate|none|zstd|lz4]
+//                       [--dir /tmp] [--only deflate|none|zstd|lz4] [--keep 1]
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +35,7 @@ struct Config {
     int reads = 2000;
     std::string dir = "/tmp";
     std::string only;
+    bool keep = false;  // keep the written traces (to inspect them)
 };
 
 double seconds(Clock::time_point since) {
@@ -281,6 +282,8 @@ int main(int argc, char** argv) {
             c.dir = value;
         else if (key == "--only")
             c.only = value;
+        else if (key == "--keep")
+            c.keep = value == "1";
         else {
             std::fprintf(stderr, "unknown option %s\n", key.c_str());
             return 2;
@@ -312,7 +315,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s\n", read.error().describe().c_str());
             return 1;
         }
-        std::filesystem::remove(path);
+        if (!c.keep) std::filesystem::remove(path);
         const WriteResult& w = *written;
         const ReadResult& r = *read;
         std::printf(

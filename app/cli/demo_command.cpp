@@ -26,7 +26,7 @@ public:
     int run() override {
         const std::filesystem::path out = m_out;
         const std::filesystem::path modelDir =
-            m_modelDir.empty() ? out.parent_path() / "sample-fox-pro" : m_modelDir;
+            m_modelDir.empty() ? out.parent_path() / "sample-fox-pro" : std::filesystem::path(m_modelDir);
         core::RandomFoxSpec spec;  // 2 layers, d 64, 4 heads, byte-level vocabulary
         spec.layers = 2;
         if (auto st = core::writeRandomFoxCheckpoint(modelDir, spec); !st) {

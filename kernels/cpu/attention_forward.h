@@ -1,6 +1,6 @@
 // Blockwise (FlashAttention-style) CPU forward for the additive log-decay family: online softmax
-// over key blocks, the decay bias applied per tile from the cumulative log-gates. Memory is O(block
-// x (dk + dv)) per worker; no N x N buffer exists at any point.
+// over key blocks, the decay bias applied per tile from the cumulative log-gates. Memory is
+// O(block x (block + dk + dv)) per worker; no N x N buffer exists at any point.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,8 @@ void attentionForward(const AdditiveDecayHead& head, float* out, float* lse,
 /// attentionForward for `count` heads: outs[h] and lses[h] receive head h. The (head, query
 /// block) pairs are spread over up to `threads` workers (0: hardware concurrency), the most
 /// expensive blocks first; results are bit-identical to calling attentionForward per head.
-/// Spawns its threads and joins them before returning; memory O(threads x block x (dk + dv)).
+/// Spawns its threads and joins them before returning; memory O(threads x block x (block + dk +
+/// dv)).
 void attentionForwardHeads(const AdditiveDecayHead* heads, int count, float* const* outs,
                            float* const* lses, const ForwardOptions& options = {}, int threads = 0);
 

@@ -18,11 +18,19 @@
 
 namespace gatescope::kernels {
 
+enum class StateNormMethod {
+    Auto,           ///< ExplicitState when p = 2 and it is cheaper, else Quadratic
+    Quadratic,      ///< memory O(block (dk + dv + block))
+    ExplicitState,  ///< p = 2 only (Quadratic is used otherwise); memory O(D dv)
+};
+
 /// Writes |S_t|_F (stateNorm) and, when normalizerNorm is not null, |z_t|_2 for t in [0, n).
 /// Uses head.k, head.v, head.logDecayCumsum and head.degree (q, scale and eps play no part).
-/// Pure function of its inputs; does not spawn threads. Time O(n^2 (dk + dv)), memory
-/// O(block (dk + dv + block)).
+/// Pure function of its inputs; does not spawn threads.
 void powerStateNorm(const PowerHead& head, float* stateNorm, float* normalizerNorm = nullptr,
-                    int blockSize = 64);
+                    StateNormMethod method = StateNormMethod::Auto, int blockSize = 64);
+
+/// The method Auto picks for `head`.
+StateNormMethod chooseStateNormMethod(const PowerHead& head);
 
 }  // namespace gatescope::kernels

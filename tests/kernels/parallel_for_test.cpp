@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -52,9 +53,11 @@ TEST(ParallelFor, UsesSeveralThreadsWhenAsked) {
                 std::lock_guard<std::mutex> lock(mutex);
                 ids.insert(std::this_thread::get_id());
             }
-            // Both chunks wait for each other: only possible on two threads.
+            // Both chunks wait for each other (only possible on two threads); the deadline turns
+            // a missing second worker into a failure instead of a hang.
             arrived.fetch_add(1);
-            while (arrived.load() < 2)
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline)
                 std::this_thread::yield();
         },
         2);

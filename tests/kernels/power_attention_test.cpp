@@ -105,28 +105,52 @@ TEST_P(PowerStateNormTest, MatchesClosedFormFloat64) {
     const auto c = test::randomPowerCase(s.n, s.dk, s.dv, s.p, s.gated, 99 + s.n, 0.7, 1.0);
     std::vector<double> state, normalizer;
     test::denseStateNorms(c, state, normalizer);
-    std::vector<float> gotS(c.n), gotZ(c.n);
-    kernels::powerStateNorm(viewOf(c), gotS.data(), gotZ.data(), s.block);
-    for (int64_t t = 0; t < c.n; ++t) {
-        ASSERT_NEAR(gotS[t], state[t], 1e-5 * state[t]) << "t = " << t;
-        ASSERT_NEAR(gotZ[t], normalizer[t], 1e-5 * normalizer[t]) << "t = " << t;
+    for (auto method :
+         {kernels::StateNormMethod::Quadratic, kernels::StateNormMethod::ExplicitState}) {
+        SCOPED_TRACE(method == kernels::StateNormMethod::Quadratic ? "quadratic" : "explicit");
+        std::vector<float> gotS(c.n), gotZ(c.n);
+        kernels::powerStateNorm(viewOf(c), gotS.data(), gotZ.data(), method, s.block);
+        for (int64_t t = 0; t < c.n; ++t) {
+            ASSERT_NEAR(gotS[t], state[t], 1e-5 * state[t]) << "t = " << t;
+            ASSERT_NEAR(gotZ[t], normalizer[t], 1e-5 * normalizer[t]) << "t = " << t;
+        }
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, PowerStateNormTest,
                          ::testing::Values(Shape{75, 6, 5, 2, true, 16},
                                            Shape{67, 5, 4, 4, true, 64},
-                                           Shape{50, 8, 3, 2, false, 9}));
+                                           Shape{50, 8, 3, 2, false, 9},
+                                           Shape{90, 9, 6, 2, true, 20}));
+
+TEST(PowerStateNorm, ExplicitStateAgreesWithQuadraticOnLongInputs) {
+    // Long enough that Auto picks the explicit state for p = 2; fast gates (bias -1) and slow.
+    for (double gateBias : {-1.0, 4.0}) {
+        const auto c = test::randomPowerCase(1500, 8, 8, 2, true, 5, 0.9, gateBias);
+        const auto view = viewOf(c);
+        EXPECT_EQ(kernels::chooseStateNormMethod(view), kernels::StateNormMethod::ExplicitState);
+        std::vector<float> a(c.n), b(c.n), za(c.n), zb(c.n);
+        kernels::powerStateNorm(view, a.data(), za.data(), kernels::StateNormMethod::Quadratic, 64);
+        kernels::powerStateNorm(view, b.data(), zb.data(), kernels::StateNormMethod::Auto);
+        for (int64_t t = 0; t < c.n; ++t) {
+            ASSERT_NEAR(a[t], b[t], 1e-5 * a[t]) << "t = " << t;
+            ASSERT_NEAR(za[t], zb[t], 1e-5 * za[t]) << "t = " << t;
+        }
+    }
+}
 
 TEST(PowerStateNorm, MatchesTheMaterializedRecurrentState) {
     // The independent check of what "state" means: S_t built token by token with phi = spow_2.
     const auto c = test::randomPowerCase(83, 7, 5, 2, true, 4242, 0.8, 1.5);
     const auto expected = test::explicitStateNormP2(c);
-    std::vector<float> got(c.n);
-    kernels::powerStateNorm(viewOf(c), got.data(), nullptr, 32);
-    EXPECT_LT(test::maxRelative(got, expected), 1e-5);
-    for (int64_t t = 0; t < c.n; ++t)
-        ASSERT_GT(got[t], 0.0f);
+    for (auto method :
+         {kernels::StateNormMethod::Quadratic, kernels::StateNormMethod::ExplicitState}) {
+        std::vector<float> got(c.n);
+        kernels::powerStateNorm(viewOf(c), got.data(), nullptr, method, 32);
+        EXPECT_LT(test::maxRelative(got, expected), 1e-5);
+        for (int64_t t = 0; t < c.n; ++t)
+            ASSERT_GT(got[t], 0.0f);
+    }
 }
 
 }  // namespace
