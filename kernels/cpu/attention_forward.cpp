@@ -25,11 +25,7 @@ void packKeyBlock(const AdditiveDecayHead& head, int64_t j0, int64_t cols, Forwa
     for (int64_t d = 0; d < sc.dk; ++d)
         std::fill(sc.kT.begin() + d * sc.colsPad + cols, sc.kT.begin() + (d + 1) * sc.colsPad,
                   0.0f);
-    for (int64_t j = 0; j < cols; ++j) {
-        const float* value = head.v + (j0 + j) * vRow;
-        std::copy(value, value + sc.dv, sc.v.begin() + j * sc.dvPad);
-    }
-    std::fill(sc.v.begin() + cols * sc.dvPad, sc.v.end(), 0.0f);
+    packValues(head.v, vRow, j0, cols, sc);
     for (int64_t j = 0; j < cols; ++j)
         sc.cKeys[j] = head.logDecayCumsum ? head.logDecayCumsum[j0 + j] : 0.0f;
     std::fill(sc.cKeys.begin() + cols, sc.cKeys.end(), 0.0f);
@@ -67,9 +63,7 @@ void forwardQueryBlock(const AdditiveDecayHead& head, int64_t qb, float* out, fl
     for (int64_t r = 0; r < rows; ++r)
         std::copy(head.q + (i0 + r) * qRow, head.q + (i0 + r) * qRow + sc.dk,
                   sc.q.begin() + r * sc.dk);
-    std::fill(sc.m.begin(), sc.m.end(), kNegInf);
-    std::fill(sc.l.begin(), sc.l.end(), 0.0f);
-    std::fill(sc.acc.begin(), sc.acc.end(), 0.0f);
+    resetQueryBlock(sc);
 
     // Key blocks are aligned to the block grid; the first one holds the first key of row i0
     // (blocks entirely left of the sliding window are never visited).
@@ -81,30 +75,59 @@ void forwardQueryBlock(const AdditiveDecayHead& head, int64_t qb, float* out, fl
         gemmAccumulate(rows, colsPad, sc.dk, sc.q.data(), sc.dk, sc.kT.data(), sc.colsPad,
                        sc.s.data(), sc.colsPad);
 
-        for (int64_t r = 0; r < rows; ++r) {
-            const int64_t i = i0 + r;
-            const int64_t lo = std::max<int64_t>(head.firstKey(i) - j0, 0);
-            const int64_t hi = std::min(cols, i - j0 + 1);
-            float* srow = sc.s.data() + r * sc.colsPad;
-            const float ci = head.logDecayCumsum ? head.logDecayCumsum[i] : 0.0f;
-            const float rowMax =
-                biasMaskMax(srow, colsPad, head.scale, ci, sc.cKeys.data(), lo, hi);
-            if (rowMax == kNegInf) {
-                // No allowed key for this row in this block: its probabilities are all zero.
-                std::fill(srow, srow + colsPad, 0.0f);
-                continue;
-            }
-            const float mNew = std::max(sc.m[r], rowMax);
-            const float alpha = std::exp(sc.m[r] - mNew);  // 0 on the row's first block
-            const float rowSum = expShiftSum(srow, colsPad, mNew, options.roundProbsToBf16);
-            sc.l[r] = sc.l[r] * alpha + rowSum;
-            if (alpha != 1.0f) scaleRow(sc.acc.data() + r * sc.dvPad, sc.dvPad, alpha);
-            sc.m[r] = mNew;
-        }
-        gemmAccumulate(rows, sc.dvPad, colsPad, sc.s.data(), sc.colsPad, sc.v.data(), sc.dvPad,
-                       sc.acc.data(), sc.dvPad);
+        KeyBlockMask mask;
+        mask.i0 = i0;
+        mask.rows = rows;
+        mask.j0 = j0;
+        mask.cols = cols;
+        mask.window = head.window;
+        mask.scale = head.scale;
+        mask.cQueries = head.logDecayCumsum;
+        accumulateKeyBlock(mask, options.roundProbsToBf16, sc);
     }
+    finishQueryBlock(i0, rows, sc, out, lse);
+}
 
+void accumulateKeyBlock(const KeyBlockMask& mask, bool roundProbsToBf16, ForwardScratch& sc) {
+    const int64_t colsPad = padToVec(mask.cols);
+    for (int64_t r = 0; r < mask.rows; ++r) {
+        const int64_t i = mask.i0 + r;
+        const int64_t lo = std::max<int64_t>(mask.firstKey(i) - mask.j0, 0);
+        const int64_t hi = std::min(mask.cols, i - mask.j0 + 1);
+        float* srow = sc.s.data() + r * sc.colsPad;
+        const float ci = mask.cQueries ? mask.cQueries[i] : 0.0f;
+        const float rowMax = biasMaskMax(srow, colsPad, mask.scale, ci, sc.cKeys.data(), lo, hi);
+        if (rowMax == kNegInf) {
+            // No allowed key for this row in this block: its probabilities are all zero.
+            std::fill(srow, srow + colsPad, 0.0f);
+            continue;
+        }
+        const float mNew = std::max(sc.m[r], rowMax);
+        const float alpha = std::exp(sc.m[r] - mNew);  // 0 on the row's first block
+        const float rowSum = expShiftSum(srow, colsPad, mNew, roundProbsToBf16);
+        sc.l[r] = sc.l[r] * alpha + rowSum;
+        if (alpha != 1.0f) scaleRow(sc.acc.data() + r * sc.dvPad, sc.dvPad, alpha);
+        sc.m[r] = mNew;
+    }
+    gemmAccumulate(mask.rows, sc.dvPad, colsPad, sc.s.data(), sc.colsPad, sc.v.data(), sc.dvPad,
+                   sc.acc.data(), sc.dvPad);
+}
+
+void packValues(const float* v, int64_t vRow, int64_t j0, int64_t cols, ForwardScratch& sc) {
+    for (int64_t j = 0; j < cols; ++j) {
+        const float* value = v + (j0 + j) * vRow;
+        std::copy(value, value + sc.dv, sc.v.begin() + j * sc.dvPad);
+    }
+    std::fill(sc.v.begin() + cols * sc.dvPad, sc.v.end(), 0.0f);
+}
+
+void resetQueryBlock(ForwardScratch& sc) {
+    std::fill(sc.m.begin(), sc.m.end(), kNegInf);
+    std::fill(sc.l.begin(), sc.l.end(), 0.0f);
+    std::fill(sc.acc.begin(), sc.acc.end(), 0.0f);
+}
+
+void finishQueryBlock(int64_t i0, int64_t rows, const ForwardScratch& sc, float* out, float* lse) {
     for (int64_t r = 0; r < rows; ++r) {
         const float inv = 1.0f / sc.l[r];
         const float* accRow = sc.acc.data() + r * sc.dvPad;

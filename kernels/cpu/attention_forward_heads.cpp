@@ -1,4 +1,4 @@
-// The multi-head entry point: schedules (head, query block) pairs over parallelFor.
+// The multi-head entry point, and the (head, query block) scheduler every blockwise forward uses.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -9,14 +9,30 @@
 
 namespace gatescope::kernels {
 
+namespace detail {
+
+void scheduleQueryBlocks(
+    std::vector<QueryBlockItem> items, int threads,
+    const std::function<void(const QueryBlockItem*, const QueryBlockItem*)>& run) {
+    // Longest first, so that the last blocks to finish are short ones.
+    std::stable_sort(
+        items.begin(), items.end(),
+        [](const QueryBlockItem& a, const QueryBlockItem& b) { return a.cost > b.cost; });
+    // About eight chunks per worker keep the tail short.
+    const int workers = resolveThreads(threads);
+    const int64_t grain =
+        std::max<int64_t>(1, static_cast<int64_t>(items.size()) / (int64_t{8} * workers));
+    parallelFor(
+        0, static_cast<int64_t>(items.size()), grain,
+        [&](int64_t begin, int64_t end) { run(items.data() + begin, items.data() + end); },
+        threads);
+}
+
+}  // namespace detail
+
 void attentionForwardHeads(const AdditiveDecayHead* heads, int count, float* const* outs,
                            float* const* lses, const ForwardOptions& options, int threads) {
-    struct Item {
-        int head;
-        int64_t queryBlock;
-        int64_t cost;  // key blocks visited: what the block costs, up to a constant
-    };
-    std::vector<Item> items;
+    std::vector<detail::QueryBlockItem> items;
     for (int h = 0; h < count; ++h) {
         const AdditiveDecayHead& head = heads[h];
         const int64_t block = detail::effectiveBlock(options, head.n);
@@ -26,32 +42,20 @@ void attentionForwardHeads(const AdditiveDecayHead* heads, int count, float* con
             items.push_back({h, qb, qb - first + 1});
         }
     }
-    // Longest first, so that the last blocks to finish are short ones (causal rows differ up to
-    // n / block times in cost).
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Item& a, const Item& b) { return a.cost > b.cost; });
-
-    // Chunks of similar-cost neighbours share one scratch; about eight chunks per worker keep
-    // the tail short.
-    const int workers = resolveThreads(threads);
-    const int64_t grain =
-        std::max<int64_t>(1, static_cast<int64_t>(items.size()) / (int64_t{8} * workers));
-    parallelFor(
-        0, static_cast<int64_t>(items.size()), grain,
-        [&](int64_t begin, int64_t end) {
+    detail::scheduleQueryBlocks(
+        std::move(items), threads,
+        [&](const detail::QueryBlockItem* begin, const detail::QueryBlockItem* end) {
             std::unique_ptr<detail::ForwardScratch> scratch;
-            for (int64_t t = begin; t < end; ++t) {
-                const Item& item = items[t];
-                const AdditiveDecayHead& head = heads[item.head];
+            for (const auto* item = begin; item != end; ++item) {
+                const AdditiveDecayHead& head = heads[item->head];
                 const int64_t block = detail::effectiveBlock(options, head.n);
                 if (!scratch || scratch->block != block || scratch->dk != head.dk ||
                     scratch->dv != head.dv)
                     scratch = std::make_unique<detail::ForwardScratch>(block, head.dk, head.dv);
-                detail::forwardQueryBlock(head, item.queryBlock, outs[item.head], lses[item.head],
-                                          options, *scratch);
+                detail::forwardQueryBlock(head, item->queryBlock, outs[item->head],
+                                          lses[item->head], options, *scratch);
             }
-        },
-        threads);
+        });
 }
 
 }  // namespace gatescope::kernels

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "kernels/cpu/attention_forward.h"
@@ -33,6 +34,48 @@ int64_t effectiveBlock(const ForwardOptions& options, int64_t n);
 
 /// Number of query blocks of a head: ceil(n / block).
 int64_t queryBlockCount(int64_t n, int64_t block);
+
+/// Which keys of a key block each query row may attend to, and the additive bias: key j of the
+/// block is allowed for row i when firstKey(i) <= j0 + j <= i.
+struct KeyBlockMask {
+    int64_t i0 = 0, rows = 0;  ///< query rows [i0, i0 + rows)
+    int64_t j0 = 0, cols = 0;  ///< key columns [j0, j0 + cols)
+    int64_t window = 0;        ///< 0: all earlier keys; w > 0: the last w keys
+    float scale = 1.0f;        ///< multiplies the raw scores in sc.s
+    const float* cQueries =
+        nullptr;  ///< cumulative log-decay of the rows (absolute index), or null
+    int64_t firstKey(int64_t i) const {
+        return window > 0 && i - window + 1 > 0 ? i - window + 1 : 0;
+    }
+};
+
+/// Copies value rows [j0, j0 + cols) into sc.v (cols x dvPad, zero-padded rows after cols).
+void packValues(const float* v, int64_t vRow, int64_t j0, int64_t cols, ForwardScratch& sc);
+
+/// Clears the running max, sum and accumulator before a new query block.
+void resetQueryBlock(ForwardScratch& sc);
+
+/// One online-softmax step: turns the raw scores in sc.s (rows x colsPad; sc.cKeys holds the key
+/// block's cumulative log-decay, zeros without decay) into probabilities, updates the running max
+/// sc.m and sum sc.l, rescales sc.acc and adds P V (sc.v). Shared by every softmax family.
+void accumulateKeyBlock(const KeyBlockMask& mask, bool roundProbsToBf16, ForwardScratch& sc);
+
+/// Writes out = acc / l and lse = m + log l (natural log) for rows [i0, i0 + rows).
+void finishQueryBlock(int64_t i0, int64_t rows, const ForwardScratch& sc, float* out, float* lse);
+
+/// One unit of multi-head work: a query block of a head and what it costs (key blocks visited).
+struct QueryBlockItem {
+    int head = 0;
+    int64_t queryBlock = 0;
+    int64_t cost = 0;
+};
+
+/// Runs `run` over contiguous ranges of `items` on up to `threads` workers (0: hardware count),
+/// most expensive first (causal rows differ up to n / block times in cost), in chunks of similar
+/// cost so one scratch serves a chunk. Returns when all are done; rethrows the first exception.
+void scheduleQueryBlocks(
+    std::vector<QueryBlockItem> items, int threads,
+    const std::function<void(const QueryBlockItem* begin, const QueryBlockItem* end)>& run);
 
 /// Computes rows [qb * block, min((qb + 1) * block, n)) of out and lse.
 void forwardQueryBlock(const AdditiveDecayHead& head, int64_t qb, float* out, float* lse,
