@@ -1,0 +1,274 @@
+// Times the CUDA kernels of kernels/cuda with CUDA events (median of repeated runs after a
+// warm-up) and prints one JSON object per measurement on stdout, for bench/gpu/compare_sdpa.py
+// to put side by side with PyTorch's attention in the same run.
+//   forward: FoX (decay) and Transformer (no decay), bf16, causal, head dims 64/128,
+//            B*N = 16k tokens (B = 1 from 16k up), H*d = 2048, as in the FlashAttention papers.
+//   tile:    one 256 x 256 attention tile recomputed from the fp32 factors of a 64k-token head.
+//   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map.
+// Usage: cuda_attention_bench [--quick] [--max-n N]
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/attention_cuda.h"
+
+namespace gc = gatescope::kernels::cuda;
+namespace gk = gatescope::kernels;
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        std::exit(1);
+    }
+}
+
+void check(const std::string& e) {
+    if (!e.empty()) {
+        std::fprintf(stderr, "%s\n", e.c_str());
+        std::exit(1);
+    }
+}
+
+template <class F>
+double medianMs(F&& f, int warmup, int reps) {
+    for (int i = 0; i < warmup; ++i)
+        f();
+    check(cudaDeviceSynchronize(), "warm-up");
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    std::vector<float> ms;
+    for (int i = 0; i < reps; ++i) {
+        cudaEventRecord(start);
+        f();
+        cudaEventRecord(stop);
+        check(cudaEventSynchronize(stop), "timed run");
+        float t = 0.f;
+        cudaEventElapsedTime(&t, start, stop);
+        ms.push_back(t);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+// Fills a device buffer with random bf16 values (never zeros), generated on the host.
+void fillBf16(void* dst, size_t count, float sigma, std::mt19937& rng) {
+    std::normal_distribution<float> dist(0.f, sigma);
+    std::vector<__nv_bfloat16> host(count);
+    for (auto& x : host)
+        x = __float2bfloat16_rn(dist(rng));
+    check(cudaMemcpy(dst, host.data(), count * 2, cudaMemcpyHostToDevice), "copy");
+}
+
+std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
+    std::normal_distribution<float> dist(2.f, 1.5f);
+    std::vector<float> c(rows * n);
+    for (size_t r = 0; r < rows; ++r) {
+        float acc = 0.f;
+        for (int64_t i = 0; i < n; ++i) {
+            acc += -std::log1p(std::exp(-dist(rng)));
+            c[r * n + i] = acc;
+        }
+    }
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    int64_t maxN = 65536;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--quick")) quick = true;
+        if (!std::strcmp(argv[i], "--max-n") && i + 1 < argc) maxN = std::atoll(argv[++i]);
+    }
+    if (gc::deviceCount() == 0) {
+        std::fprintf(stderr, "no CUDA device\n");
+        return 1;
+    }
+    std::printf("{\"device\": \"%s\"}\n", gc::deviceDescription().c_str());
+    std::mt19937 rng(42);
+    const int reps = quick ? 5 : 20;
+
+    {
+        // One set of random inputs, sized for the largest shape (B*N*H*d = max(16k, N) * 2048),
+        // shared by every shape: each reads its leading part.
+        const int64_t tokens = std::max<int64_t>(16384, maxN);
+        const size_t elems = size_t(tokens) * 2048;
+        void *q, *k, *v, *out;
+        float *lse, *c;
+        check(cudaMalloc(&q, elems * 2), "q");
+        check(cudaMalloc(&k, elems * 2), "k");
+        check(cudaMalloc(&v, elems * 2), "v");
+        check(cudaMalloc(&out, elems * 2), "out");
+        check(cudaMalloc(&lse, size_t(tokens) * 32 * 4), "lse");
+        check(cudaMalloc(&c, size_t(tokens) * 32 * 4), "c");
+        fillBf16(q, elems, 1.0f, rng);
+        fillBf16(k, elems, 1.0f, rng);
+        fillBf16(v, elems, 1.0f, rng);
+        const std::vector<float> hc = logDecayCumsum(32, tokens, rng);
+        check(cudaMemcpy(c, hc.data(), hc.size() * 4, cudaMemcpyHostToDevice), "c copy");
+        for (int d : {64, 128}) {
+            for (int64_t n = 1024; n <= maxN; n *= 2) {
+                const int heads = 2048 / d;
+                const int batch = static_cast<int>(std::max<int64_t>(1, 16384 / n));
+                const int bh = batch * heads;
+                for (bool decay : {false, true}) {
+                    gc::AdditiveDecayBatch b;
+                    b.heads = bh;
+                    b.n = n;
+                    b.dk = d;
+                    b.dv = d;
+                    b.dtype = gc::DType::BF16;
+                    b.q = q;
+                    b.k = k;
+                    b.v = v;
+                    b.logDecayCumsum = decay ? c : nullptr;
+                    b.scale = 1.0f / std::sqrt(float(d));
+                    gc::ForwardOutputs o;
+                    o.out = out;
+                    o.lse = lse;
+                    const double ms =
+                        medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 3, reps);
+                    const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
+                    std::printf(
+                        "{\"kernel\": \"gatescope_%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
+                        "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
+                        decay ? "fox" : "transformer", d, (long long)n, batch, heads, ms,
+                        flops / ms / 1e9);
+                    std::fflush(stdout);
+                }
+            }
+        }
+        cudaFree(q);
+        cudaFree(k);
+        cudaFree(v);
+        cudaFree(out);
+        cudaFree(lse);
+        cudaFree(c);
+    }
+
+    // Tile recompute and pyramid from one 64k-token head's fp32 factors (lse from the forward).
+    {
+        const int64_t n = std::min<int64_t>(maxN, 65536);
+        const int d = 128;
+        std::normal_distribution<float> dist(0.f, 1.f);
+        std::vector<float> hq(size_t(n) * d), hk(size_t(n) * d);
+        for (auto& x : hq)
+            x = dist(rng);
+        for (auto& x : hk)
+            x = dist(rng);
+        const std::vector<float> hc = logDecayCumsum(1, n, rng);
+        float *q, *k, *c, *lse, *tile;
+        check(cudaMalloc(&q, hq.size() * 4), "q");
+        check(cudaMalloc(&k, hk.size() * 4), "k");
+        check(cudaMalloc(&c, n * 4), "c");
+        check(cudaMalloc(&lse, n * 4), "lse");
+        check(cudaMalloc(&tile, 256 * 256 * 4), "tile");
+        cudaMemcpy(q, hq.data(), hq.size() * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(k, hk.data(), hk.size() * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(c, hc.data(), n * 4, cudaMemcpyHostToDevice);
+        // lse for the factors: the fallback forward runs in fp32 on exactly these q, k, c.
+        gc::AdditiveDecayBatch b;
+        b.heads = 1;
+        b.n = n;
+        b.dk = d;
+        b.dv = d;
+        b.dtype = gc::DType::F32;
+        b.q = q;
+        b.k = k;
+        b.v = k;
+        b.logDecayCumsum = c;
+        b.scale = 1.0f / std::sqrt(float(d));
+        float* out32;
+        check(cudaMalloc(&out32, hq.size() * 4), "out32");
+        gc::ForwardOutputs o;
+        o.out = out32;
+        o.lse = lse;
+        check(gc::attentionForward(b, o, nullptr));
+        check(cudaDeviceSynchronize(), "lse forward");
+
+        gc::DeviceHeadFactors f;
+        f.n = n;
+        f.dk = d;
+        f.dtype = gc::DType::F32;
+        f.q = q;
+        f.k = k;
+        f.logDecayCumsum = c;
+        f.lse = lse;
+        f.scale = b.scale;
+        std::mt19937 pick(7);
+        std::uniform_int_distribution<int64_t> pos(0, n - 256);
+        int64_t row0 = n - 256, col0 = n / 2;
+        const double tileMs = medianMs(
+            [&] {
+                check(gc::computeTile(f, gk::MapKind::Attention, row0, 256, col0, 256, tile,
+                                      nullptr));
+            },
+            3, 50);
+        std::printf("{\"kernel\": \"tile_recompute_256\", \"n\": %lld, \"d\": %d, \"ms\": %.4f}\n",
+                    (long long)n, d, tileMs);
+        // Latency including the copy of the tile to the host (what a viewer waits for).
+        std::vector<float> host(256 * 256);
+        const double tileHostMs = medianMs(
+            [&] {
+                row0 = pos(pick);
+                col0 = std::min(row0, pos(pick));
+                check(gc::computeTile(f, gk::MapKind::Attention, row0, 256, col0, 256, tile,
+                                      nullptr));
+                check(cudaMemcpy(host.data(), tile, host.size() * 4, cudaMemcpyDeviceToHost),
+                      "tile copy");
+            },
+            3, 50);
+        std::printf(
+            "{\"kernel\": \"tile_recompute_256_to_host\", \"n\": %lld, \"d\": %d, "
+            "\"ms\": %.4f}\n",
+            (long long)n, d, tileHostMs);
+
+        const int finest = 5, coarsest = 10;
+        std::vector<float*> maxs, means;
+        for (int l = finest; l <= coarsest; ++l) {
+            const int64_t s = gc::pyramidSide(n, l);
+            float *a, *m;
+            check(cudaMalloc(&a, s * s * 4), "pyr");
+            check(cudaMalloc(&m, s * s * 4), "pyr");
+            maxs.push_back(a);
+            means.push_back(m);
+        }
+        const double pyrMs = medianMs(
+            [&] {
+                check(gc::buildPyramid(f, gk::MapKind::Attention, finest, coarsest, maxs.data(),
+                                       means.data(), nullptr));
+            },
+            1, quick ? 3 : 5);
+        const double cells = double(n) * n / 2;
+        std::printf(
+            "{\"kernel\": \"pyramid_attention_l5_l10\", \"n\": %lld, \"d\": %d, "
+            "\"ms\": %.2f, \"gcells_per_s\": %.1f}\n",
+            (long long)n, d, pyrMs, cells / pyrMs / 1e6);
+        for (float* p : maxs)
+            cudaFree(p);
+        for (float* p : means)
+            cudaFree(p);
+
+        cudaFree(q);
+        cudaFree(k);
+        cudaFree(c);
+        cudaFree(lse);
+        cudaFree(tile);
+        cudaFree(out32);
+    }
+    return 0;
+}

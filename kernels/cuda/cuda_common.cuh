@@ -1,0 +1,74 @@
+// Private to kernels/cuda: small device helpers shared by the .cu files.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/cuda/attention_cuda.h"
+
+namespace gatescope::kernels::cuda::detail {
+
+inline std::string cudaMessage(cudaError_t error, const char* what) {
+    return std::string(what) + ": " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
+           ")";
+}
+
+/// Empty on success, else the launch error (checked right after a launch).
+inline std::string lastLaunchError(const char* what) {
+    const cudaError_t error = cudaGetLastError();
+    return error == cudaSuccess ? std::string() : cudaMessage(error, what);
+}
+
+inline cudaStream_t asStream(void* stream) {
+    return static_cast<cudaStream_t>(stream);
+}
+
+template <class T>
+__device__ __forceinline__ float toFloat(T x);
+template <>
+__device__ __forceinline__ float toFloat<float>(float x) {
+    return x;
+}
+template <>
+__device__ __forceinline__ float toFloat<__half>(__half x) {
+    return __half2float(x);
+}
+template <>
+__device__ __forceinline__ float toFloat<__nv_bfloat16>(__nv_bfloat16 x) {
+    return __bfloat162float(x);
+}
+
+template <class T>
+__device__ __forceinline__ T fromFloat(float x);
+template <>
+__device__ __forceinline__ float fromFloat<float>(float x) {
+    return x;
+}
+template <>
+__device__ __forceinline__ __half fromFloat<__half>(float x) {
+    return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
+    return __float2bfloat16_rn(x);
+}
+
+/// Dispatches `f` with a value of the C++ element type of `dtype`.
+template <class F>
+decltype(auto) withElementType(DType dtype, F&& f) {
+    switch (dtype) {
+        case DType::F16:
+            return f(__half{});
+        case DType::BF16:
+            return f(__nv_bfloat16{});
+        case DType::F32:
+        default:
+            return f(float{});
+    }
+}
+
+}  // namespace gatescope::kernels::cuda::detail

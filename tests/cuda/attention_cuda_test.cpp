@@ -1,0 +1,541 @@
+// GPU kernels (kernels/cuda) against the CPU path (kernels/cpu) on fresh random inputs, at sizes
+// that are not multiples of the tiles, with every output poisoned (NaN) before the run. Skipped
+// when no CUDA device is present (CI builds these, the GPU machine runs them:
+// scripts/gpu-test.sh).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/attention_forward.h"
+#include "kernels/cpu/pyramid_builder.h"
+#include "kernels/cpu/tile_recompute.h"
+#include "kernels/cuda/attention_cuda.h"
+
+namespace gk = gatescope::kernels;
+namespace gc = gatescope::kernels::cuda;
+
+namespace {
+
+#define CUDA_OK(expr)                                                          \
+    do {                                                                       \
+        const cudaError_t _e = (expr);                                         \
+        ASSERT_EQ(_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(_e); \
+    } while (0)
+
+/// Owning device buffer.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    explicit DeviceBuffer(size_t size) : bytes(size) {
+        if (cudaMalloc(&ptr, std::max<size_t>(size, 1)) != cudaSuccess) ptr = nullptr;
+    }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr);
+    }
+    void poison() const { cudaMemset(ptr, 0xFF, bytes); }  // NaN in f32, f16 and bf16
+};
+
+size_t elementSize(gc::DType t) {
+    return t == gc::DType::F32 ? 4 : 2;
+}
+
+/// Rounds x to dtype and returns the rounded value as float (what the GPU will read) and the
+/// encoded bits in `raw`.
+std::vector<float> roundTo(gc::DType t, const std::vector<float>& x, std::vector<uint8_t>& raw) {
+    std::vector<float> rounded(x.size());
+    raw.resize(x.size() * elementSize(t));
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (t == gc::DType::F32) {
+            rounded[i] = x[i];
+            std::memcpy(raw.data() + 4 * i, &x[i], 4);
+        } else if (t == gc::DType::F16) {
+            const __half h = __float2half_rn(x[i]);
+            rounded[i] = __half2float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        } else {
+            const __nv_bfloat16 h = __float2bfloat16_rn(x[i]);
+            rounded[i] = __bfloat162float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        }
+    }
+    return rounded;
+}
+
+std::vector<float> toFloats(gc::DType t, const std::vector<uint8_t>& raw) {
+    const size_t count = raw.size() / elementSize(t);
+    std::vector<float> out(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (t == gc::DType::F32) {
+            std::memcpy(&out[i], raw.data() + 4 * i, 4);
+        } else if (t == gc::DType::F16) {
+            __half h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __half2float(h);
+        } else {
+            __nv_bfloat16 h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __bfloat162float(h);
+        }
+    }
+    return out;
+}
+
+std::vector<float> randomNormal(size_t count, float sigma, std::mt19937& rng) {
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> x(count);
+    for (float& v : x)
+        v = dist(rng);
+    return x;
+}
+
+/// Cumulative log forget gates c = cumsum(log sigmoid(z)), z ~ N(2, 1.5), per head.
+std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt19937& rng) {
+    std::normal_distribution<float> dist(2.0f, 1.5f);
+    std::vector<float> c(size_t(heads) * n);
+    for (int h = 0; h < heads; ++h) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < n; ++i) {
+            const float z = dist(rng);
+            acc += -std::log1p(std::exp(-z));
+            c[size_t(h) * n + i] = acc;
+        }
+    }
+    return c;
+}
+
+class CudaTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (gc::deviceCount() == 0) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Forward
+// ---------------------------------------------------------------------------------------------
+
+struct ForwardCase {
+    const char* name;
+    int heads;
+    int64_t n;
+    int d;
+    gc::DType dtype;
+    bool decay;
+    int64_t window;
+    int kvGroup;
+    bool forceFallback;
+};
+
+std::ostream& operator<<(std::ostream& os, const ForwardCase& c) {
+    return os << c.name;
+}
+
+class ForwardTest : public CudaTest, public ::testing::WithParamInterface<ForwardCase> {};
+
+TEST_P(ForwardTest, MatchesCpuForward) {
+    const ForwardCase& tc = GetParam();
+    std::mt19937 rng(0x5eed + static_cast<unsigned>(tc.n * 131 + tc.d * 7 + tc.heads));
+    const int kvHeads = tc.heads / tc.kvGroup;
+    const int64_t n = tc.n;
+    const int d = tc.d;
+    std::vector<uint8_t> qRaw, kRaw, vRaw;
+    const std::vector<float> q =
+        roundTo(tc.dtype, randomNormal(size_t(tc.heads) * n * d, 1.5f, rng), qRaw);
+    const std::vector<float> k =
+        roundTo(tc.dtype, randomNormal(size_t(kvHeads) * n * d, 1.5f, rng), kRaw);
+    const std::vector<float> v =
+        roundTo(tc.dtype, randomNormal(size_t(kvHeads) * n * d, 1.0f, rng), vRaw);
+    const std::vector<float> c =
+        tc.decay ? randomLogDecayCumsum(tc.heads, n, rng) : std::vector<float>{};
+
+    DeviceBuffer dq(qRaw.size()), dk(kRaw.size()), dv(vRaw.size()), dc(c.size() * 4);
+    DeviceBuffer dout(size_t(tc.heads) * n * d * elementSize(tc.dtype)),
+        dlse(size_t(tc.heads) * n * 4);
+    ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dc.ptr && dout.ptr && dlse.ptr);
+    CUDA_OK(cudaMemcpy(dq.ptr, qRaw.data(), qRaw.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dk.ptr, kRaw.data(), kRaw.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dv.ptr, vRaw.data(), vRaw.size(), cudaMemcpyHostToDevice));
+    if (tc.decay) CUDA_OK(cudaMemcpy(dc.ptr, c.data(), c.size() * 4, cudaMemcpyHostToDevice));
+    dout.poison();
+    dlse.poison();
+
+    gc::AdditiveDecayBatch batch;
+    batch.heads = tc.heads;
+    batch.n = n;
+    batch.dk = d;
+    batch.dv = d;
+    batch.kvGroup = tc.kvGroup;
+    batch.dtype = tc.dtype;
+    batch.q = dq.ptr;
+    batch.k = dk.ptr;
+    batch.v = dv.ptr;
+    batch.logDecayCumsum = tc.decay ? dc.as<float>() : nullptr;
+    batch.scale = 1.0f / std::sqrt(float(d));
+    batch.window = tc.window;
+    gc::ForwardOutputs outputs;
+    outputs.out = dout.ptr;
+    outputs.lse = dlse.as<float>();
+    gc::ForwardConfig config;
+    config.forceFallback = tc.forceFallback;
+    const gc::ForwardPath path = gc::forwardPath(batch, config);
+    ASSERT_EQ(path == gc::ForwardPath::TensorCore,
+              !tc.forceFallback && tc.dtype != gc::DType::F32 && (d == 64 || d == 128));
+    ASSERT_EQ(gc::attentionForward(batch, outputs, nullptr, config), "");
+    CUDA_OK(cudaDeviceSynchronize());
+
+    std::vector<uint8_t> outRaw(dout.bytes);
+    std::vector<float> lse(size_t(tc.heads) * n);
+    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
+    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+
+    // CPU reference on the same (rounded) inputs; P rounded to bf16 as the tensor-core path does.
+    std::vector<float> refOut(out.size()), refLse(lse.size());
+    std::vector<gk::AdditiveDecayHead> heads(tc.heads);
+    std::vector<float*> outs(tc.heads), lses(tc.heads);
+    for (int h = 0; h < tc.heads; ++h) {
+        gk::AdditiveDecayHead& head = heads[h];
+        const int kv = h / tc.kvGroup;
+        head.n = n;
+        head.dk = d;
+        head.dv = d;
+        head.q = q.data() + size_t(h) * n * d;
+        head.k = k.data() + size_t(kv) * n * d;
+        head.v = v.data() + size_t(kv) * n * d;
+        head.logDecayCumsum = tc.decay ? c.data() + size_t(h) * n : nullptr;
+        head.scale = batch.scale;
+        head.window = tc.window;
+        outs[h] = refOut.data() + size_t(h) * n * d;
+        lses[h] = refLse.data() + size_t(h) * n;
+    }
+    gk::ForwardOptions options;
+    options.roundProbsToBf16 = tc.dtype == gc::DType::BF16 && path == gc::ForwardPath::TensorCore;
+    gk::attentionForwardHeads(heads.data(), tc.heads, outs.data(), lses.data(), options);
+
+    double errSq = 0.0, refSq = 0.0, maxAbs = 0.0, maxRef = 0.0;
+    int64_t nans = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (std::isnan(out[i])) {
+            ++nans;
+            continue;
+        }
+        const double e = double(out[i]) - refOut[i];
+        errSq += e * e;
+        refSq += double(refOut[i]) * refOut[i];
+        maxAbs = std::max(maxAbs, std::abs(e));
+        maxRef = std::max(maxRef, std::abs(double(refOut[i])));
+    }
+    double lseMaxErr = 0.0;
+    int64_t lseNans = 0;
+    for (size_t i = 0; i < lse.size(); ++i) {
+        if (std::isnan(lse[i])) {
+            ++lseNans;
+            continue;
+        }
+        lseMaxErr = std::max(
+            lseMaxErr, std::abs(double(lse[i]) - refLse[i]) / (1.0 + std::abs(double(refLse[i]))));
+    }
+    const double rel = std::sqrt(errSq / std::max(refSq, 1e-30));
+    const double tol = tc.dtype == gc::DType::BF16  ? 1e-2
+                       : tc.dtype == gc::DType::F16 ? 3e-3
+                                                    : 1e-4;
+    std::printf("[forward %s] path=%s rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lse_max_rel=%.3e\n",
+                tc.name, path == gc::ForwardPath::TensorCore ? "tensor-core" : "fallback", rel,
+                maxAbs, maxRef, lseMaxErr);
+    EXPECT_EQ(nans, 0) << "unwritten or NaN output elements";
+    EXPECT_EQ(lseNans, 0) << "unwritten or NaN lse";
+    EXPECT_LT(rel, tol);
+    EXPECT_LT(maxAbs, 8 * tol * std::max(maxRef, 1.0));
+    EXPECT_LT(lseMaxErr, tc.dtype == gc::DType::F32 ? 1e-5 : 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, ForwardTest,
+    ::testing::Values(
+        ForwardCase{"fox_bf16_d64_N1000", 3, 1000, 64, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"fox_bf16_d128_N1337", 2, 1337, 128, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"fox_bf16_d128_N4099", 2, 4099, 128, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"fox_f16_d64_N4099", 2, 4099, 64, gc::DType::F16, true, 0, 1, false},
+        ForwardCase{"fox_f16_d128_N1000", 2, 1000, 128, gc::DType::F16, true, 0, 1, false},
+        ForwardCase{"transformer_bf16_d128_N1337", 2, 1337, 128, gc::DType::BF16, false, 0, 1,
+                    false},
+        ForwardCase{"transformer_bf16_d64_N17", 2, 17, 64, gc::DType::BF16, false, 0, 1, false},
+        ForwardCase{"gatedfwa_bf16_d64_N1337_w257", 2, 1337, 64, gc::DType::BF16, true, 257, 1,
+                    false},
+        ForwardCase{"gatedfwa_bf16_d128_N4099_w1000", 2, 4099, 128, gc::DType::BF16, true, 1000, 1,
+                    false},
+        ForwardCase{"fox_gqa_bf16_d128_N1000", 4, 1000, 128, gc::DType::BF16, true, 0, 2, false},
+        ForwardCase{"fox_bf16_d96_N1337_fallback", 2, 1337, 96, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"fox_f16_d80_N1000_w100_fallback", 2, 1000, 80, gc::DType::F16, true, 100, 1,
+                    false},
+        ForwardCase{"fox_f32_d64_N1000_fallback", 2, 1000, 64, gc::DType::F32, true, 0, 1, false},
+        ForwardCase{"fox_f32_d256_N1337_fallback", 1, 1337, 256, gc::DType::F32, true, 0, 1, false},
+        ForwardCase{"fox_bf16_d128_N1000_forced_fallback", 2, 1000, 128, gc::DType::BF16, true, 0,
+                    1, true}),
+    [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------
+// Tile recompute and pyramids: fp32 factors, lse from the CPU forward
+// ---------------------------------------------------------------------------------------------
+
+struct HeadData {
+    int64_t n;
+    int d;
+    std::vector<float> q, k, v, c, lse, out;
+    gk::AdditiveDecayHead head;
+};
+
+HeadData makeHead(int64_t n, int d, bool decay, int64_t window, unsigned seed) {
+    std::mt19937 rng(seed);
+    HeadData h;
+    h.n = n;
+    h.d = d;
+    h.q = randomNormal(size_t(n) * d, 1.5f, rng);
+    h.k = randomNormal(size_t(n) * d, 1.5f, rng);
+    h.v = randomNormal(size_t(n) * d, 1.0f, rng);
+    if (decay) h.c = randomLogDecayCumsum(1, n, rng);
+    h.lse.resize(n);
+    h.out.resize(size_t(n) * d);
+    h.head.n = n;
+    h.head.dk = d;
+    h.head.dv = d;
+    h.head.q = h.q.data();
+    h.head.k = h.k.data();
+    h.head.v = h.v.data();
+    h.head.logDecayCumsum = decay ? h.c.data() : nullptr;
+    h.head.scale = 1.0f / std::sqrt(float(d));
+    h.head.window = window;
+    gk::attentionForward(h.head, h.out.data(), h.lse.data());
+    h.head.lse = h.lse.data();
+    return h;
+}
+
+/// Device copies of a head's factors (fp32).
+struct DeviceHead {
+    DeviceBuffer q, k, c, lse;
+    gc::DeviceHeadFactors factors;
+    explicit DeviceHead(const HeadData& h)
+        : q(h.q.size() * 4),
+          k(h.k.size() * 4),
+          c(std::max<size_t>(h.c.size(), 1) * 4),
+          lse(h.lse.size() * 4) {
+        cudaMemcpy(q.ptr, h.q.data(), q.bytes, cudaMemcpyHostToDevice);
+        cudaMemcpy(k.ptr, h.k.data(), k.bytes, cudaMemcpyHostToDevice);
+        if (!h.c.empty()) cudaMemcpy(c.ptr, h.c.data(), c.bytes, cudaMemcpyHostToDevice);
+        cudaMemcpy(lse.ptr, h.lse.data(), lse.bytes, cudaMemcpyHostToDevice);
+        factors.n = h.n;
+        factors.dk = h.d;
+        factors.dtype = gc::DType::F32;
+        factors.q = q.ptr;
+        factors.k = k.ptr;
+        factors.logDecayCumsum = h.c.empty() ? nullptr : c.as<float>();
+        factors.lse = lse.as<float>();
+        factors.scale = h.head.scale;
+        factors.window = h.head.window;
+    }
+};
+
+/// |gpu - cpu| <= rtol |cpu| + atol for every element; -inf must match -inf. Returns the count
+/// of mismatches and reports the worst relative error.
+int64_t compareTiles(const std::vector<float>& gpu, const std::vector<float>& cpu, double rtol,
+                     double atol, double* worst) {
+    int64_t bad = 0;
+    *worst = 0.0;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+        const float a = gpu[i], b = cpu[i];
+        if (std::isinf(b) || std::isinf(a)) {
+            bad += a != b;
+            continue;
+        }
+        if (std::isnan(a) || std::isnan(b)) {
+            ++bad;
+            continue;
+        }
+        const double e = std::abs(double(a) - b);
+        *worst = std::max(*worst, e / (std::abs(double(b)) + atol / rtol));
+        bad += e > rtol * std::abs(double(b)) + atol;
+    }
+    return bad;
+}
+
+TEST_F(CudaTest, TilesMatchCpuRecompute) {
+    struct Setup {
+        int64_t n;
+        int d;
+        bool decay;
+        int64_t window;
+    };
+    for (const Setup& s : {Setup{1337, 64, true, 0}, Setup{4099, 128, true, 0},
+                           Setup{2001, 96, false, 0}, Setup{3001, 64, true, 300}}) {
+        const HeadData h = makeHead(s.n, s.d, s.decay, s.window, 77 + unsigned(s.n));
+        DeviceHead dh(h);
+        std::mt19937 rng(unsigned(s.n) * 3 + 1);
+        std::uniform_int_distribution<int64_t> pos(-100, s.n + 50);
+        std::uniform_int_distribution<int64_t> len(1, 300);
+        std::vector<std::array<int64_t, 4>> rects = {
+            {0, 256, 0, 256}, {s.n - 256, 256, s.n - 256, 256}, {s.n - 1, 1, 0, s.n}};
+        for (int r = 0; r < 6; ++r)
+            rects.push_back({pos(rng), len(rng), pos(rng), len(rng)});
+        for (const auto& rect : rects) {
+            for (gk::MapKind kind :
+                 {gk::MapKind::Attention, gk::MapKind::Decay, gk::MapKind::Logit}) {
+                const int64_t rows = rect[1], cols = rect[3];
+                std::vector<float> cpu(rows * cols), gpu(rows * cols);
+                gk::computeTile(h.head, kind, rect[0], rows, rect[2], cols, cpu.data());
+                DeviceBuffer out(gpu.size() * 4);
+                out.poison();
+                ASSERT_EQ(gc::computeTile(dh.factors, kind, rect[0], rows, rect[2], cols,
+                                          out.as<float>(), nullptr),
+                          "");
+                CUDA_OK(cudaDeviceSynchronize());
+                CUDA_OK(cudaMemcpy(gpu.data(), out.ptr, out.bytes, cudaMemcpyDeviceToHost));
+                double worst = 0.0;
+                const int64_t bad = compareTiles(gpu, cpu, 1e-4, 1e-7, &worst);
+                EXPECT_EQ(bad, 0) << "n=" << s.n << " kind=" << gk::toString(kind) << " rect ("
+                                  << rect[0] << ", " << rows << ", " << rect[2] << ", " << cols
+                                  << "), worst rel " << worst;
+            }
+        }
+        std::printf("[tiles] n=%lld d=%d decay=%d window=%lld: %zu rectangles x 3 maps checked\n",
+                    (long long)s.n, s.d, int(s.decay), (long long)s.window, rects.size());
+    }
+}
+
+TEST_F(CudaTest, Bf16FactorTilesMatchCpuOnRoundedFactors) {
+    const int64_t n = 1337;
+    const int d = 128;
+    HeadData h = makeHead(n, d, true, 0, 9);
+    std::vector<uint8_t> qRaw, kRaw;
+    h.q = roundTo(gc::DType::BF16, h.q, qRaw);
+    h.k = roundTo(gc::DType::BF16, h.k, kRaw);
+    h.head.q = h.q.data();
+    h.head.k = h.k.data();
+    h.head.lse = nullptr;
+    gk::attentionForward(h.head, h.out.data(), h.lse.data());
+    h.head.lse = h.lse.data();
+    DeviceHead dh(h);
+    DeviceBuffer q16(qRaw.size()), k16(kRaw.size());
+    CUDA_OK(cudaMemcpy(q16.ptr, qRaw.data(), qRaw.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(k16.ptr, kRaw.data(), kRaw.size(), cudaMemcpyHostToDevice));
+    gc::DeviceHeadFactors f = dh.factors;
+    f.dtype = gc::DType::BF16;
+    f.q = q16.ptr;
+    f.k = k16.ptr;
+    const int64_t row0 = 1000, rows = 300, col0 = 700, cols = 333;
+    std::vector<float> cpu(rows * cols), gpu(rows * cols);
+    gk::computeTile(h.head, gk::MapKind::Attention, row0, rows, col0, cols, cpu.data());
+    DeviceBuffer out(gpu.size() * 4);
+    out.poison();
+    ASSERT_EQ(gc::computeTile(f, gk::MapKind::Attention, row0, rows, col0, cols, out.as<float>(),
+                              nullptr),
+              "");
+    CUDA_OK(cudaMemcpy(gpu.data(), out.ptr, out.bytes, cudaMemcpyDeviceToHost));
+    double worst = 0.0;
+    EXPECT_EQ(compareTiles(gpu, cpu, 1e-4, 1e-7, &worst), 0) << "worst rel " << worst;
+}
+
+struct PyramidCase {
+    int64_t n;
+    int d;
+    bool decay;
+    int64_t window;
+    gk::MapKind kind;
+    int finest, coarsest;
+};
+
+TEST_F(CudaTest, PyramidsMatchCpuBuilder) {
+    for (const PyramidCase& pc : {PyramidCase{1337, 64, true, 0, gk::MapKind::Attention, 0, 3},
+                                  PyramidCase{4099, 128, true, 0, gk::MapKind::Attention, 2, 7},
+                                  PyramidCase{4099, 64, true, 0, gk::MapKind::Decay, 5, 9},
+                                  PyramidCase{3001, 64, true, 300, gk::MapKind::Attention, 1, 6},
+                                  PyramidCase{2500, 96, false, 0, gk::MapKind::Attention, 3, 12}}) {
+        const HeadData h = makeHead(pc.n, pc.d, pc.decay, pc.window, 1234 + unsigned(pc.n));
+        DeviceHead dh(h);
+        const int levels = pc.coarsest - pc.finest + 1;
+        std::vector<std::vector<float>> cpuMax(levels), cpuMean(levels);
+        std::vector<bool> seen;
+        for (int l = 0; l < levels; ++l) {
+            const int64_t side = gk::pyramidSide(pc.n, pc.finest + l);
+            cpuMax[l].assign(side * side, std::nanf(""));
+            cpuMean[l].assign(side * side, std::nanf(""));
+        }
+        gk::PyramidRequest request;
+        request.kind = pc.kind;
+        request.finestLevel = pc.finest;
+        request.coarsestLevel = pc.coarsest;
+        request.maxFinestSide = 1 << 16;
+        gk::PyramidCallbacks callbacks;
+        callbacks.onTile = [&](int level, gk::Pool pool, int64_t tr, int64_t tc, const float* t) {
+            const int l = level - pc.finest;
+            const int64_t side = gk::pyramidSide(pc.n, level);
+            std::vector<float>& dst = pool == gk::Pool::Max ? cpuMax[l] : cpuMean[l];
+            for (int64_t y = 0; y < gk::kPyramidTile; ++y)
+                for (int64_t x = 0; x < gk::kPyramidTile; ++x) {
+                    const int64_t r = tr * gk::kPyramidTile + y, c = tc * gk::kPyramidTile + x;
+                    if (r < side && c < side) dst[r * side + c] = t[y * gk::kPyramidTile + x];
+                }
+        };
+        const gk::AdditiveDecayTileSource source(h.head);
+        ASSERT_TRUE(gk::buildPyramid(source, request, callbacks));
+
+        std::vector<std::unique_ptr<DeviceBuffer>> maxBufs, meanBufs;
+        std::vector<float*> maxPtrs, meanPtrs;
+        for (int l = 0; l < levels; ++l) {
+            const size_t bytes = cpuMax[l].size() * 4;
+            maxBufs.push_back(std::make_unique<DeviceBuffer>(bytes));
+            meanBufs.push_back(std::make_unique<DeviceBuffer>(bytes));
+            maxBufs.back()->poison();
+            meanBufs.back()->poison();
+            maxPtrs.push_back(maxBufs.back()->as<float>());
+            meanPtrs.push_back(meanBufs.back()->as<float>());
+        }
+        ASSERT_EQ(gc::buildPyramid(dh.factors, pc.kind, pc.finest, pc.coarsest, maxPtrs.data(),
+                                   meanPtrs.data(), nullptr),
+                  "");
+        CUDA_OK(cudaDeviceSynchronize());
+        for (int l = 0; l < levels; ++l) {
+            std::vector<float> gMax(cpuMax[l].size()), gMean(cpuMean[l].size());
+            CUDA_OK(cudaMemcpy(gMax.data(), maxPtrs[l], gMax.size() * 4, cudaMemcpyDeviceToHost));
+            CUDA_OK(
+                cudaMemcpy(gMean.data(), meanPtrs[l], gMean.size() * 4, cudaMemcpyDeviceToHost));
+            // The CPU delivers only tiles on or below the diagonal; compare the cells it gave.
+            std::vector<float> a, b, am, bm;
+            for (size_t i = 0; i < gMax.size(); ++i) {
+                if (std::isnan(cpuMax[l][i])) continue;
+                a.push_back(gMax[i]);
+                b.push_back(cpuMax[l][i]);
+                am.push_back(gMean[i]);
+                bm.push_back(cpuMean[l][i]);
+            }
+            ASSERT_FALSE(b.empty());
+            double worstMax = 0.0, worstMean = 0.0;
+            EXPECT_EQ(compareTiles(a, b, 1e-4, 1e-9, &worstMax), 0)
+                << "max pool, level " << pc.finest + l << " n=" << pc.n;
+            EXPECT_EQ(compareTiles(am, bm, 1e-4, 1e-9, &worstMean), 0)
+                << "mean pool, level " << pc.finest + l << " n=" << pc.n;
+            std::printf(
+                "[pyramid] n=%lld %s window=%lld level %d: %zu cells, worst rel max %.2e "
+                "mean %.2e\n",
+                (long long)pc.n, gk::toString(pc.kind), (long long)pc.window, pc.finest + l,
+                b.size(), worstMax, worstMean);
+        }
+    }
+}
+
+}  // namespace
