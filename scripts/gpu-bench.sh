@@ -10,15 +10,13 @@ maxn=${2:-65536}
 logs=${OUT:-$build/logs}
 mkdir -p "$logs"
 export PATH=/usr/local/cuda/bin:$PATH
-export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
-torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 if [[ ! -f $build/build.ninja ]]; then
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGATESCOPE_GUI=OFF \
-        -DGATESCOPE_CUDA=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
-        -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$torch_prefix" \
+    # The kernels layer alone (tests/cuda/CMakeLists.txt): no LibTorch, Qt or HDF5 needed.
+    cmake -S tests/cuda -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_CUDA_ARCHITECTURES=90 \
         >"$logs/configure.log" 2>&1 || { tail -40 "$logs/configure.log"; exit 1; }
 fi
 ninja -C "$build" cuda_attention_bench >"$logs/bench-build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$logs/bench-build.log" | head -60; exit 1; }
 echo "== $(date -u +%FT%TZ) bench/gpu/compare_sdpa.py --max-n $maxn"
-PYTHONUNBUFFERED=1 python3 bench/gpu/compare_sdpa.py --bench "$build/bench/cuda_attention_bench" \
+PYTHONUNBUFFERED=1 python3 bench/gpu/compare_sdpa.py --bench "$build/cuda_attention_bench" \
     --max-n "$maxn" --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"

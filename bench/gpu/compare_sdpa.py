@@ -83,13 +83,18 @@ def main():
                 flex_ms = median_ms(lambda: flex(q, k, v, score_mod=fox_bias, block_mask=mask))
             t = ours.get(("gatescope_transformer", d, n))
             f = ours.get(("gatescope_fox", d, n))
+            t4 = ours.get(("gatescope_transformer_4warps", d, n))
+            f4 = ours.get(("gatescope_fox_4warps", d, n))
             rows.append({
                 "d": d, "n": n, "batch": b, "heads": h,
                 "ours_transformer_tflops": t and t["tflops"],
                 "sdpa_flash_tflops": flops / sdpa_ms / 1e9,
                 "ours_fox_tflops": f and f["tflops"],
                 "flex_fox_tflops": flex_ms and flops / flex_ms / 1e9,
+                "ours_transformer_4warps_tflops": t4 and t4["tflops"],
+                "ours_fox_4warps_tflops": f4 and f4["tflops"],
             })
+            print("row", json.dumps(rows[-1]), flush=True)
             del q, k, v
             torch.cuda.empty_cache()
             n *= 2
@@ -108,6 +113,10 @@ def main():
               f"{fmt(r['ours_transformer_tflops'])} | {fmt(r['sdpa_flash_tflops'])} | "
               f"{'-' if ratio1 is None else f'{ratio1:.2f}x'} | {fmt(r['ours_fox_tflops'])} | "
               f"{fmt(r['flex_fox_tflops'])} | {'-' if ratio2 is None else f'{ratio2:.2f}x'} |")
+    print("\nvariant with 4-warp CTAs (2 per SM), TFLOP/s no gate / FoX:")
+    for r in rows:
+        print(f"  d={r['d']} N={r['n']}: {r['ours_transformer_4warps_tflops']} / "
+              f"{r['ours_fox_4warps_tflops']}")
     for rec in extra:
         print(json.dumps(rec))
     if args.json:

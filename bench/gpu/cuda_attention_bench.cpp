@@ -125,7 +125,9 @@ int main(int argc, char** argv) {
                 const int heads = 2048 / d;
                 const int batch = static_cast<int>(std::max<int64_t>(1, 16384 / n));
                 const int bh = batch * heads;
-                for (bool decay : {false, true}) {
+                for (int variant = 0; variant < 4; ++variant) {
+                    const bool decay = variant % 2 == 1;
+                    const int warps = variant < 2 ? 8 : 4;
                     gc::AdditiveDecayBatch b;
                     b.heads = bh;
                     b.n = n;
@@ -140,14 +142,16 @@ int main(int argc, char** argv) {
                     gc::ForwardOutputs o;
                     o.out = out;
                     o.lse = lse;
-                    const double ms =
-                        medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 3, reps);
+                    gc::ForwardConfig config;
+                    config.ctaWarps = warps;
+                    const double ms = medianMs(
+                        [&] { check(gc::attentionForward(b, o, nullptr, config)); }, 3, reps);
                     const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
                     std::printf(
-                        "{\"kernel\": \"gatescope_%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
+                        "{\"kernel\": \"gatescope_%s%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
                         "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
-                        decay ? "fox" : "transformer", d, (long long)n, batch, heads, ms,
-                        flops / ms / 1e9);
+                        decay ? "fox" : "transformer", warps == 8 ? "" : "_4warps", d, (long long)n,
+                        batch, heads, ms, flops / ms / 1e9);
                     std::fflush(stdout);
                 }
             }

@@ -58,6 +58,8 @@ struct ForwardConfig {
     /// kernel runs when dtype is F16/BF16, dk == dv in {64, 128}, strides are multiples of 8
     /// elements and the pointers 16-byte aligned.
     bool forceFallback = false;
+    /// Warps per CTA of the tensor-core kernel (16 query rows each): 0 (default, 8), 4 or 8.
+    int ctaWarps = 0;
 };
 
 /// The path attentionForward would take for this batch.

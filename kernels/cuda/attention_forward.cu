@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda/attention_cuda.h"
 #include "kernels/cuda/cuda_common.cuh"
@@ -29,19 +30,18 @@ constexpr float kNegInf = -INFINITY;
 // Tensor-core kernel
 // ------------------------------------------------------------------------------------------------
 
-constexpr int kWarps = 8;
-constexpr int kBlockM = 16 * kWarps;  // query rows per CTA
-constexpr int kBlockN = 64;           // keys per tile
-constexpr int kThreads = 32 * kWarps;
+// A CTA of W warps owns 16 W query rows (W = 8: one CTA per SM; W = 4: two per SM).
+constexpr int kDefaultWarps = 8;
+constexpr int kBlockN = 64;  // keys per tile
 
 template <int D>
 constexpr int smemRow() {
     return D + 8;  // 16-byte pad per row: ldmatrix rows land in distinct banks
 }
 
-template <int D>
+template <int D, int W>
 constexpr size_t flashSmemBytes() {
-    return (size_t(kBlockM) + 4 * kBlockN) * smemRow<D>() * 2 + 2 * kBlockN * sizeof(float);
+    return (size_t(16 * W) + 4 * kBlockN) * smemRow<D>() * 2 + 2 * kBlockN * sizeof(float);
 }
 
 struct FlashParams {
@@ -57,41 +57,50 @@ struct FlashParams {
     float scaleLog2;  // scale * log2(e)
 };
 
+// The tensor-core kernel needs sm_80 instructions (cp.async, ldmatrix, mma.sync bf16). When the
+// build also targets older architectures, their device code traps instead, and the host side
+// (launchFlash) sends such builds to the fallback kernel.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define GATESCOPE_SM80_ASM(...) __trap()
+#else
+#define GATESCOPE_SM80_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+
 __device__ __forceinline__ uint32_t smemAddress(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 __device__ __forceinline__ void cpAsync16(void* dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddress(dst)),
-                 "l"(src), "r"(valid ? 16 : 0));
+    GATESCOPE_SM80_ASM("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddress(dst)),
+                       "l"(src), "r"(valid ? 16 : 0));
 }
 
 __device__ __forceinline__ void cpAsync4(void* dst, const void* src, bool valid) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smemAddress(dst)), "l"(src),
-                 "r"(valid ? 4 : 0));
+    GATESCOPE_SM80_ASM("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smemAddress(dst)),
+                       "l"(src), "r"(valid ? 4 : 0));
 }
 
 __device__ __forceinline__ void cpAsyncCommit() {
-    asm volatile("cp.async.commit_group;\n" ::);
+    GATESCOPE_SM80_ASM("cp.async.commit_group;\n" ::);
 }
 
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    GATESCOPE_SM80_ASM("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
 __device__ __forceinline__ void ldmatrixX4(uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3,
                                            const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                 : "r"(smemAddress(p)));
+    GATESCOPE_SM80_ASM("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                       : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                       : "r"(smemAddress(p)));
 }
 
 __device__ __forceinline__ void ldmatrixX4Trans(uint32_t& r0, uint32_t& r1, uint32_t& r2,
                                                 uint32_t& r3, const void* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                 : "r"(smemAddress(p)));
+    GATESCOPE_SM80_ASM("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                       : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                       : "r"(smemAddress(p)));
 }
 
 template <class T>
@@ -100,7 +109,7 @@ __device__ __forceinline__ void mma16816(float* d, const uint32_t* a, uint32_t b
 template <>
 __device__ __forceinline__ void mma16816<__nv_bfloat16>(float* d, const uint32_t* a, uint32_t b0,
                                                         uint32_t b1) {
-    asm volatile(
+    GATESCOPE_SM80_ASM(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -110,7 +119,7 @@ __device__ __forceinline__ void mma16816<__nv_bfloat16>(float* d, const uint32_t
 template <>
 __device__ __forceinline__ void mma16816<__half>(float* d, const uint32_t* a, uint32_t b0,
                                                  uint32_t b1) {
-    asm volatile(
+    GATESCOPE_SM80_ASM(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -132,11 +141,11 @@ __device__ __forceinline__ uint32_t packPair<__half>(float lo, float hi) {
 
 // Copies rows [row0, row0 + rows) of a [n][D] head (row stride `stride`) into a padded shared
 // tile; rows past n are zero-filled.
-template <class T, int D, int Rows>
+template <class T, int D, int Rows, int Threads>
 __device__ __forceinline__ void loadTile(T* tile, const T* src, int64_t stride, int64_t row0,
                                          int64_t n) {
     constexpr int kChunks = D / 8;  // 16-byte chunks per row
-    for (int idx = threadIdx.x; idx < Rows * kChunks; idx += kThreads) {
+    for (int idx = threadIdx.x; idx < Rows * kChunks; idx += Threads) {
         const int r = idx / kChunks, ch = idx % kChunks;
         const int64_t row = row0 + r;
         const bool valid = row < n;
@@ -145,8 +154,10 @@ __device__ __forceinline__ void loadTile(T* tile, const T* src, int64_t stride, 
     }
 }
 
-template <class T, int D, bool Decay>
-__global__ void __launch_bounds__(kThreads, 1) flashForward(FlashParams p) {
+template <class T, int D, bool Decay, int W>
+__global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
+    constexpr int kBlockM = 16 * W;
+    constexpr int kThreads = 32 * W;
     constexpr int SR = smemRow<D>();
     constexpr int kNT = kBlockN / 8;  // n-tiles of S per warp
     constexpr int kDT = D / 8;        // n-tiles of O per warp
@@ -176,15 +187,15 @@ __global__ void __launch_bounds__(kThreads, 1) flashForward(FlashParams p) {
 
     auto loadKV = [&](int t, int stage) {
         const int64_t j0 = kStart + int64_t(t) * kBlockN;
-        loadTile<T, D, kBlockN>(sK + stage * kBlockN * SR, k, p.kRow, j0, n);
-        loadTile<T, D, kBlockN>(sV + stage * kBlockN * SR, v, p.vRow, j0, n);
+        loadTile<T, D, kBlockN, kThreads>(sK + stage * kBlockN * SR, k, p.kRow, j0, n);
+        loadTile<T, D, kBlockN, kThreads>(sV + stage * kBlockN * SR, v, p.vRow, j0, n);
         if (Decay && threadIdx.x < kBlockN) {
             const int64_t j = j0 + threadIdx.x;
             cpAsync4(sC + stage * kBlockN + threadIdx.x, j < n ? c + j : c, j < n);
         }
     };
 
-    loadTile<T, D, kBlockM>(sQ, q, p.qRow, i0, n);
+    loadTile<T, D, kBlockM, kThreads>(sQ, q, p.qRow, i0, n);
     loadKV(0, 0);
     cpAsyncCommit();
 
@@ -340,16 +351,20 @@ __global__ void __launch_bounds__(kThreads, 1) flashForward(FlashParams p) {
     }
 }
 
-template <class T, int D, bool Decay>
+template <class T, int D, bool Decay, int W>
 std::string launchFlash(const FlashParams& params, int heads, cudaStream_t stream) {
-    constexpr size_t smem = flashSmemBytes<D>();
-    auto kernel = flashForward<T, D, Decay>;
-    cudaError_t error =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    constexpr size_t smem = flashSmemBytes<D, W>();
+    constexpr int kBlockM = 16 * W;
+    auto kernel = flashForward<T, D, Decay, W>;
+    cudaFuncAttributes attributes{};
+    cudaError_t error = cudaFuncGetAttributes(&attributes, kernel);
+    if (error != cudaSuccess) return detail::cudaMessage(error, "flashForward attributes");
+    if (attributes.ptxVersion < 80) return {"sm80"};  // built for an older target only
+    error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return detail::cudaMessage(error, "flashForward smem attribute");
     const dim3 grid(static_cast<unsigned>((params.n + kBlockM - 1) / kBlockM),
                     static_cast<unsigned>(heads));
-    kernel<<<grid, kThreads, smem, stream>>>(params);
+    kernel<<<grid, 32 * W, smem, stream>>>(params);
     return lastLaunchError("flashForward launch");
 }
 
@@ -479,6 +494,8 @@ ForwardPath forwardPath(const AdditiveDecayBatch& b, const ForwardConfig& config
 
 std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& o, void* stream,
                              const ForwardConfig& config) {
+    if (config.ctaWarps != 0 && config.ctaWarps != 4 && config.ctaWarps != 8)
+        return "attentionForward: ctaWarps must be 0, 4 or 8";
     if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1)
         return "attentionForward: bad sizes (heads, n >= 0; dk, dv, kvGroup >= 1)";
     if (b.dk > kFbMaxDim || b.dv > kFbMaxDim)
@@ -519,15 +536,25 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
                       p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
     if (fast) {
         const bool decay = b.logDecayCumsum != nullptr;
-        auto go = [&](auto tag) -> std::string {
+        const int warps = config.ctaWarps ? config.ctaWarps : kDefaultWarps;
+        auto byWarps = [&](auto tag, auto dim, auto dec) -> std::string {
             using T = decltype(tag);
-            if (b.dk == 64)
-                return decay ? launchFlash<T, 64, true>(p, b.heads, s)
-                             : launchFlash<T, 64, false>(p, b.heads, s);
-            return decay ? launchFlash<T, 128, true>(p, b.heads, s)
-                         : launchFlash<T, 128, false>(p, b.heads, s);
+            constexpr int D = decltype(dim)::value;
+            constexpr bool Dec = decltype(dec)::value;
+            return warps == 4 ? launchFlash<T, D, Dec, 4>(p, b.heads, s)
+                              : launchFlash<T, D, Dec, 8>(p, b.heads, s);
         };
-        return b.dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
+        auto go = [&](auto tag) -> std::string {
+            using Yes = std::true_type;
+            using No = std::false_type;
+            if (b.dk == 64)
+                return decay ? byWarps(tag, std::integral_constant<int, 64>{}, Yes{})
+                             : byWarps(tag, std::integral_constant<int, 64>{}, No{});
+            return decay ? byWarps(tag, std::integral_constant<int, 128>{}, Yes{})
+                         : byWarps(tag, std::integral_constant<int, 128>{}, No{});
+        };
+        std::string result = b.dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
+        if (result != "sm80") return result;
     }
     return detail::withElementType(b.dtype, [&](auto tag) {
         return launchFallback<decltype(tag)>(p, b.heads, b.dk, b.dv, s);

@@ -140,6 +140,7 @@ struct ForwardCase {
     int64_t window;
     int kvGroup;
     bool forceFallback;
+    int ctaWarps = 0;
 };
 
 std::ostream& operator<<(std::ostream& os, const ForwardCase& c) {
@@ -193,6 +194,7 @@ TEST_P(ForwardTest, MatchesCpuForward) {
     outputs.lse = dlse.as<float>();
     gc::ForwardConfig config;
     config.forceFallback = tc.forceFallback;
+    config.ctaWarps = tc.ctaWarps;
     const gc::ForwardPath path = gc::forwardPath(batch, config);
     ASSERT_EQ(path == gc::ForwardPath::TensorCore,
               !tc.forceFallback && tc.dtype != gc::DType::F32 && (d == 64 || d == 128));
@@ -406,7 +408,10 @@ TEST_F(CudaTest, TilesMatchCpuRecompute) {
                 CUDA_OK(cudaDeviceSynchronize());
                 CUDA_OK(cudaMemcpy(gpu.data(), out.ptr, out.bytes, cudaMemcpyDeviceToHost));
                 double worst = 0.0;
-                const int64_t bad = compareTiles(gpu, cpu, 1e-4, 1e-7, &worst);
+                // A logit's absolute error is the relative error of its attention weight, and
+                // logits near 0 come from cancelling sums: compare logits with an absolute floor.
+                const double atol = kind == gk::MapKind::Logit ? 1e-4 : 1e-7;
+                const int64_t bad = compareTiles(gpu, cpu, 1e-4, atol, &worst);
                 EXPECT_EQ(bad, 0) << "n=" << s.n << " kind=" << gk::toString(kind) << " rect ("
                                   << rect[0] << ", " << rows << ", " << rect[2] << ", " << cols
                                   << "), worst rel " << worst;
