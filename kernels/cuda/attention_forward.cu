@@ -126,6 +126,13 @@ __device__ __forceinline__ void mma16816<__half>(float* d, const uint32_t* a, ui
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// 2^x by the special-function unit (relative error about 2^-22; 2^-inf = 0).
+__device__ __forceinline__ float fastExp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 template <class T>
 __device__ __forceinline__ uint32_t packPair(float lo, float hi);
 template <>
@@ -250,7 +257,12 @@ __global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
             }
         }
 
-        // Logits in log2 units, masked; running max.
+        // Logits u in "raw" units (no decay: u = q.k; decay: u = scale q.k + (c_i - c_j), the
+        // difference first as on the CPU, since c itself grows large at long N), masked; the
+        // running max m is kept in the same units and p = 2^(u f - m f) with one FMA, where
+        // f = scale log2(e) (no decay) or log2(e) (decay).
+        const float f = Decay ? kLog2e : p.scaleLog2;
+        const float scale = p.scaleLog2 * kLn2;
         const bool warpNeedsMask = j0 + kBlockN - 1 > i0 + warp * 16 || j0 + kBlockN > n ||
                                    (p.window > 0 && j0 < i0 + warp * 16 + 16 - p.window);
         float tileMaxA = kNegInf, tileMaxB = kNegInf;
@@ -259,13 +271,11 @@ __global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const int col = nt * 8 + 2 * tq + (e & 1);
-                const int64_t j = j0 + col;
-                const int64_t i = e < 2 ? rowA : rowB;
-                // (c_i - c_j) first, as the CPU path does: c itself can be large at long N.
-                const float bias =
-                    Decay ? ((e < 2 ? cA : cB) - sC[stage * kBlockN + col]) * kLog2e : 0.f;
-                float x = fmaf(s[nt][e], p.scaleLog2, bias);
+                float x = s[nt][e];
+                if (Decay) x = fmaf(x, scale, (e < 2 ? cA : cB) - sC[stage * kBlockN + col]);
                 if (warpNeedsMask) {
+                    const int64_t j = j0 + col;
+                    const int64_t i = e < 2 ? rowA : rowB;
                     const bool ok = j <= i && j < n && (p.window <= 0 || j > i - p.window);
                     x = ok ? x : kNegInf;
                 }
@@ -282,9 +292,10 @@ __global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
             tileMaxB = fmaxf(tileMaxB, __shfl_xor_sync(0xffffffffu, tileMaxB, off));
         }
         const float newA = fmaxf(mA, tileMaxA), newB = fmaxf(mB, tileMaxB);
-        const float shiftA = newA == kNegInf ? 0.f : newA;
-        const float shiftB = newB == kNegInf ? 0.f : newB;
-        const float alphaA = exp2f(mA - shiftA), alphaB = exp2f(mB - shiftB);
+        const float shiftA = newA == kNegInf ? 0.f : newA * f;
+        const float shiftB = newB == kNegInf ? 0.f : newB * f;
+        const float alphaA = fastExp2(fmaf(mA, f, -shiftA));
+        const float alphaB = fastExp2(fmaf(mB, f, -shiftB));
         mA = newA;
         mB = newB;
         lA *= alphaA;
@@ -298,10 +309,10 @@ __global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
         }
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
-            s[nt][0] = exp2f(s[nt][0] - shiftA);
-            s[nt][1] = exp2f(s[nt][1] - shiftA);
-            s[nt][2] = exp2f(s[nt][2] - shiftB);
-            s[nt][3] = exp2f(s[nt][3] - shiftB);
+            s[nt][0] = fastExp2(fmaf(s[nt][0], f, -shiftA));
+            s[nt][1] = fastExp2(fmaf(s[nt][1], f, -shiftA));
+            s[nt][2] = fastExp2(fmaf(s[nt][2], f, -shiftB));
+            s[nt][3] = fastExp2(fmaf(s[nt][3], f, -shiftB));
             lA += s[nt][0] + s[nt][1];
             lB += s[nt][2] + s[nt][3];
         }
@@ -346,8 +357,9 @@ __global__ void __launch_bounds__(32 * W, 8 / W) flashForward(FlashParams p) {
                 packPair<T>(acc[dt][2] * invB, acc[dt][3] * invB);
     }
     if (p.lse && tq == 0) {
-        if (rowA < n) p.lse[head * p.lseHead + rowA] = (mA + log2f(lA)) * kLn2;
-        if (rowB < n) p.lse[head * p.lseHead + rowB] = (mB + log2f(lB)) * kLn2;
+        const float f = Decay ? kLog2e : p.scaleLog2;
+        if (rowA < n) p.lse[head * p.lseHead + rowA] = (mA * f + log2f(lA)) * kLn2;
+        if (rowB < n) p.lse[head * p.lseHead + rowB] = (mB * f + log2f(lB)) * kLn2;
     }
 }
 
@@ -536,7 +548,8 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
                       p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
     if (fast) {
         const bool decay = b.logDecayCumsum != nullptr;
-        const int warps = config.ctaWarps ? config.ctaWarps : kDefaultWarps;
+        // Measured on an H200 (docs/benchmarks.md): 4-warp CTAs win at d = 64, 8 at d = 128.
+        const int warps = config.ctaWarps ? config.ctaWarps : b.dk == 64 ? 4 : kDefaultWarps;
         auto byWarps = [&](auto tag, auto dim, auto dec) -> std::string {
             using T = decltype(tag);
             constexpr int D = decltype(dim)::value;

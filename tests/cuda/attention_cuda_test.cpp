@@ -289,7 +289,11 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardCase{"fox_f32_d64_N1000_fallback", 2, 1000, 64, gc::DType::F32, true, 0, 1, false},
         ForwardCase{"fox_f32_d256_N1337_fallback", 1, 1337, 256, gc::DType::F32, true, 0, 1, false},
         ForwardCase{"fox_bf16_d128_N1000_forced_fallback", 2, 1000, 128, gc::DType::BF16, true, 0,
-                    1, true}),
+                    1, true},
+        ForwardCase{"fox_bf16_d128_N1337_4warps", 2, 1337, 128, gc::DType::BF16, true, 0, 1, false,
+                    4},
+        ForwardCase{"gatedfwa_f16_d64_N4099_w333_4warps", 2, 4099, 64, gc::DType::F16, true, 333, 1,
+                    false, 4}),
     [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------
