@@ -56,9 +56,10 @@ enum class ForwardPath { TensorCore, Fallback };
 struct ForwardConfig {
     /// Force the simple fallback kernel (for tests and comparison); otherwise the tensor-core
     /// kernel runs when dtype is F16/BF16, dk == dv in {64, 128}, strides are multiples of 8
-    /// elements and the pointers 16-byte aligned.
+    /// elements, the pointers 16-byte aligned and the build has sm_80+ device code.
     bool forceFallback = false;
-    /// Warps per CTA of the tensor-core kernel (16 query rows each): 0 (default, 8), 4 or 8.
+    /// Warps per CTA of the tensor-core kernel (16 query rows each): 4 or 8; 0 picks the measured
+    /// best (4 at d = 64, 8 at d = 128; docs/benchmarks.md).
     int ctaWarps = 0;
 };
 
@@ -101,7 +102,8 @@ int64_t pyramidSide(int64_t n, int level);
 /// and meanOut[l - finestLevel] are device buffers of S_l x S_l floats (row-major, all cells,
 /// upper cells included) receiving the max- and mean-pooled level, with the CPU builder's
 /// conventions (disallowed tokens count as 0; mean over the tokens a cell covers). Device
-/// memory used besides the outputs: 8 x S_finest^2 bytes, allocated and freed inside the call.
+/// memory used besides the outputs: 8 x (S_finest^2 + S_(finest+1)^2) bytes, allocated and freed
+/// (stream-ordered) inside the call.
 /// Asynchronous on `stream` except for that allocation.
 std::string buildPyramid(const DeviceHeadFactors& head, MapKind kind, int finestLevel,
                          int coarsestLevel, float* const* maxOut, float* const* meanOut,
