@@ -4,16 +4,14 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command.h"
+#include "core/build_info.h"
 
 namespace gatescope::app {
 
-namespace {
-constexpr const char* kVersion = GATESCOPE_VERSION " (" GATESCOPE_GIT_REVISION ")";
-}
-
 int runCli(int argc, char** argv) {
     CLI::App app{"gatescope: run gated-attention language models and see what happened inside"};
-    app.set_version_flag("--version", std::string("gatescope ") + kVersion);
+    app.set_version_flag("--version", fmt::format("gatescope {} ({})", core::gatescopeVersion(),
+                                                 core::gatescopeGitRevision()));
     app.require_subcommand(0, 1);
 
     std::vector<std::unique_ptr<Command>> commands;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/gsa_tile_source.h"
+#include "kernels/cpu/power_tile_source.h"
 #include "kernels/cpu/tile_recompute.h"
+#include "kernels/cpu/wall_tile_source.h"
 
 namespace gatescope::core {
 
@@ -45,6 +48,73 @@ Result<std::unique_ptr<kernels::TileSource>> additiveDecay(const MapSpec& spec,
     return std::unique_ptr<kernels::TileSource>(new kernels::AdditiveDecayTileSource(head));
 }
 
+Result<std::unique_ptr<kernels::TileSource>> power(const MapSpec& spec, const HeadFactorSet& f) {
+    kernels::PowerHead head;
+    head.n = f.n;
+    auto q = need(f, "q", -1);
+    if (!q) return q.error();
+    head.dk = static_cast<int>(f.width("q"));
+    auto k = need(f, "k", head.dk);
+    if (!k) return k.error();
+    auto logZ = need(f, "log_normalizer", 1);
+    if (!logZ) return logZ.error();
+    head.q = *q;
+    head.k = *k;
+    head.logNormalizer = *logZ;
+    if (spec.hasDecay) {
+        auto c = need(f, "log_decay_cumsum", 1);
+        if (!c) return c.error();
+        head.logDecayCumsum = *c;
+    }
+    head.scale = static_cast<float>(spec.scale);
+    head.degree = spec.extras.value("p", 2);
+    head.eps = spec.extras.value("eps", kernels::kPowerLogEps);
+    return std::unique_ptr<kernels::TileSource>(new kernels::PowerTileSource(head));
+}
+
+Result<std::unique_ptr<kernels::TileSource>> gsa(const HeadFactorSet& f) {
+    kernels::GsaHead head;
+    head.n = f.n;
+    auto probs = need(f, "slot_probs", -1);
+    if (!probs) return probs.error();
+    head.slots = static_cast<int>(f.width("slot_probs"));
+    auto write = need(f, "write", head.slots);
+    if (!write) return write.error();
+    auto cumsum = need(f, "log_forget_cumsum", head.slots);
+    if (!cumsum) return cumsum.error();
+    head.slotProbs = *probs;
+    head.write = *write;
+    head.logForgetCumsum = *cumsum;
+    return std::unique_ptr<kernels::TileSource>(new kernels::GsaTileSource(head));
+}
+
+Result<std::unique_ptr<kernels::TileSource>> wall(const MapSpec& spec, const HeadFactorSet& f) {
+    kernels::WallHead head;
+    head.n = f.n;
+    auto q = need(f, "q", -1);
+    if (!q) return q.error();
+    head.dk = static_cast<int>(f.width("q"));
+    auto k = need(f, "k", head.dk);
+    if (!k) return k.error();
+    auto lse = need(f, "lse", 1);
+    if (!lse) return lse.error();
+    head.q = *q;
+    head.k = *k;
+    head.lse = *lse;
+    head.gatedChannels = spec.extras.value("gated_channels", 0);
+    if (head.gatedChannels < 0 || head.gatedChannels > head.dk) {
+        return Error{
+            ErrorKind::Shape, "gated_channels outside [0, head dim]", {}, "gated_channels"};
+    }
+    if (head.gatedChannels > 0) {
+        auto p = need(f, "log_decay_cumsum", head.gatedChannels);
+        if (!p) return p.error();
+        head.logDecayCumsum = *p;
+    }
+    head.scale = static_cast<float>(spec.scale);
+    return std::unique_ptr<kernels::TileSource>(new kernels::WallTileSource(head));
+}
+
 }  // namespace
 
 MapSpec mapSpecFromHeader(const data::LayerHeader& header) {
@@ -83,12 +153,26 @@ std::vector<std::string> requiredFactors(const MapSpec& spec) {
         if (spec.hasDecay) names.push_back("log_decay_cumsum");
         return names;
     }
+    if (spec.scoreKind == "power") {
+        std::vector<std::string> names = {"q", "k", "log_normalizer"};
+        if (spec.hasDecay) names.push_back("log_decay_cumsum");
+        return names;
+    }
+    if (spec.scoreKind == "gsa") return {"slot_probs", "write", "log_forget_cumsum"};
+    if (spec.scoreKind == "wall") {
+        std::vector<std::string> names = {"q", "k", "lse"};
+        if (spec.extras.value("gated_channels", 0) > 0) names.push_back("log_decay_cumsum");
+        return names;
+    }
     return {};
 }
 
 Result<std::unique_ptr<kernels::TileSource>> makeTileSource(const MapSpec& spec,
                                                             const HeadFactorSet& factors) {
     if (spec.scoreKind == "additive_decay") return additiveDecay(spec, factors);
+    if (spec.scoreKind == "power") return power(spec, factors);
+    if (spec.scoreKind == "gsa") return gsa(factors);
+    if (spec.scoreKind == "wall") return wall(spec, factors);
     return Error{ErrorKind::Unsupported,
                  fmt::format("no tile recompute for score kind '{}'", spec.scoreKind),
                  {},

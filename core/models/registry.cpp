@@ -10,6 +10,7 @@
 #include "core/models/gatedfwa/gatedfwa_model.h"
 #include "core/models/gsa/gsa_model.h"
 #include "core/models/power/power_model.h"
+#include "core/models/wall/wall_model.h"
 #include "core/nn/tensor_convert.h"
 
 namespace gatescope::core {
@@ -24,6 +25,7 @@ const std::vector<std::pair<std::string, Loader>>& registry() {
         {"gated_fwa", &gatedfwa::loadGatedFwaModel},
         {"gsa", &gsa::loadGsaModel},
         {"power", &power::loadPowerModel},
+        {"wall", &wall::loadWallModel},
     };
     return table;
 }

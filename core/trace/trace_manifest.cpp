@@ -1,5 +1,6 @@
 #include "core/trace/trace_manifest.h"
 
+#include "core/build_info.h"
 #include "data/trace/manifest.h"
 
 namespace gatescope::core {
@@ -20,8 +21,8 @@ Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const To
     m.tokenizer = tokenizer ? tokenizer->identity() : nlohmann::json{{"kind", "none"}};
     m.inputSha256 = input.sha256;
     m.inputKind = input.kind == InputKind::Text ? "text" : "ids";
-    m.gatescopeVersion = GATESCOPE_VERSION;
-    m.gitRevision = GATESCOPE_GIT_REVISION;
+    m.gatescopeVersion = gatescopeVersion();
+    m.gitRevision = gatescopeGitRevision();
     m.device = request.device;
     m.dtypes = {{"weights", "float32"},
                 {"compute", std::string(toString(request.dtype))},

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/checkpoint/safetensors_writer.h"
+#include "reference_model_support.h"
 
 namespace gatescope::test {
 
@@ -28,27 +28,12 @@ struct GsaRefConfig {
     bool affine = true, tie = false, legacyNames = false;
 };
 
-struct NamedTensor {
-    std::vector<int64_t> shape;
-    std::vector<float> values;
-};
-using TensorMap = std::map<std::string, NamedTensor>;
-
 /// Random weights under the official names (current, or paper-era with legacyNames).
 inline TensorMap randomGsaWeights(const GsaRefConfig& c, unsigned seed) {
-    std::mt19937 rng(seed);
     TensorMap w;
+    RandomTensors random(w, seed);
     auto add = [&](const std::string& name, std::vector<int64_t> shape, double stddev,
-                   double mean = 0.0) {
-        std::normal_distribution<float> dist(static_cast<float>(mean), static_cast<float>(stddev));
-        NamedTensor t{shape, {}};
-        int64_t numel = 1;
-        for (auto s : shape)
-            numel *= s;
-        for (int64_t i = 0; i < numel; ++i)
-            t.values.push_back(dist(rng));
-        w[name] = std::move(t);
-    };
+                   double mean = 0.0) { random.add(name, std::move(shape), stddev, mean); };
     const int64_t d = c.d, kDim = c.kvHeads * c.hkd, vDim = c.kvHeads * c.hvd;
     add("model.embeddings.weight", {c.vocab, d}, 1.0);
     for (int l = 0; l < c.layers; ++l) {
@@ -83,7 +68,6 @@ inline TensorMap randomGsaWeights(const GsaRefConfig& c, unsigned seed) {
 /// Writes config.json (merged over the official keys for `c`) and model.safetensors into `dir`.
 inline void writeGsaCheckpoint(const std::filesystem::path& dir, const GsaRefConfig& c,
                                const TensorMap& weights, const nlohmann::json& overrides = {}) {
-    std::filesystem::create_directories(dir);
     nlohmann::json config = {{"model_type", "gsa"},
                              {"vocab_size", c.vocab},
                              {"hidden_size", c.d},
@@ -107,44 +91,10 @@ inline void writeGsaCheckpoint(const std::filesystem::path& dir, const GsaRefCon
     if (c.legacyNames) config["norm_first"] = true;
     for (const auto& [key, value] : overrides.items())
         config[key] = value;
-    std::ofstream(dir / "config.json") << config.dump(2);
-    std::vector<core::TensorToWrite> tensors;
-    for (const auto& [name, t] : weights) {
-        tensors.push_back(
-            {name, core::DType::F32, t.shape, std::as_bytes(std::span<const float>(t.values))});
-    }
-    auto status = core::writeSafetensors(dir / "model.safetensors", tensors);
-    if (!status) throw std::runtime_error(status.error().describe());
+    writeCheckpoint(dir, config, weights);
 }
 
-namespace gsaref {
-using Mat = std::vector<std::vector<double>>;  // [rows][cols]
-
-inline Mat linear(const Mat& x, const NamedTensor& w) {
-    const int64_t out = w.shape[0], in = w.shape[1];
-    Mat y(x.size(), std::vector<double>(out, 0.0));
-    for (std::size_t t = 0; t < x.size(); ++t)
-        for (int64_t o = 0; o < out; ++o)
-            for (int64_t i = 0; i < in; ++i)
-                y[t][o] += double(w.values[o * in + i]) * x[t][i];
-    return y;
-}
-inline double silu(double x) {
-    return x / (1.0 + std::exp(-x));
-}
-inline Mat rms(const Mat& x, const NamedTensor* w, double eps) {
-    Mat y = x;
-    for (auto& row : y) {
-        double ms = 0.0;
-        for (double e : row)
-            ms += e * e;
-        const double inv = 1.0 / std::sqrt(ms / row.size() + eps);
-        for (std::size_t i = 0; i < row.size(); ++i)
-            row[i] *= inv * (w ? w->values[i] : 1.0);
-    }
-    return y;
-}
-}  // namespace gsaref
+namespace gsaref = ref;
 
 /// Logits [n][vocab] of the model in float64.
 inline gsaref::Mat gsaReferenceLogits(const GsaRefConfig& c, const TensorMap& w,

@@ -3,9 +3,7 @@
 #include "core/models/gsa/gsa_config.h"
 #include "core/models/gsa/gsa_layer.h"
 #include "core/models/gsa/gsa_weights.h"
-#include "core/nn/forward_support.h"
 #include "core/nn/tensor_convert.h"
-#include "core/nn/token_stats.h"
 
 namespace gatescope::core::gsa {
 
@@ -30,48 +28,16 @@ public:
 
     Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
                                   const RunOptions& options, Probe* probe) override {
-        return guarded<ForwardResult>([&] { return run(ids, targets, options, probe); });
+        return guarded<ForwardResult>([&] {
+            auto mixer = [&](int l, const torch::Tensor& normed, const Precision& precision,
+                             int threads, LayerRecord* rec) {
+                return gsaAttention(m_config, m_weights.layers[l], normed, precision, threads, rec);
+            };
+            return m_weights.stack.run(ids, targets, options, probe, mixer, "cpu-chunked-gsa");
+        });
     }
 
 private:
-    ForwardResult run(std::span<const int32_t> ids, std::span<const int32_t> targetsIn,
-                      const RunOptions& options, Probe* probe) const {
-        ForwardSession session(ids, targetsIn, m_config.vocabSize, options, m_config.layers);
-        const Precision precision{options.dtype == ComputeDType::BFloat16};
-        auto x = m_weights.embeddings.index_select(0, session.idTensor());
-        for (int l = 0; l < m_config.layers; ++l) {
-            session.beginLayer(l);
-            const bool record = probe && probe->wantsLayer(l);
-            LayerRecord rec;
-            rec.layer = l;
-            if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = block(l, x, precision, options.threads, record ? &rec : nullptr);
-            if (record) probe->onLayer(std::move(rec));
-        }
-        ForwardResult result;
-        auto hidden = rmsNorm(x, m_weights.finalNorm, m_config.normEps, torch::kFloat32);
-        if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
-        LogitsHead head{&m_weights.lmHead, m_config.vocabSize, std::nullopt, false};
-        session.progress(0.99, "logits");
-        computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
-        result.attentionPath = "cpu-chunked-gsa";
-        return result;
-    }
-
-    /// h = x + GSA(RMSNorm(x)); out = h + down(silu(gate(RMSNorm(h))) * up(RMSNorm(h))).
-    torch::Tensor block(int l, const torch::Tensor& x, const Precision& precision, int threads,
-                        LayerRecord* rec) const {
-        const auto& w = m_weights.layers[l];
-        const auto act = precision.activation();
-        auto a = rmsNorm(x, w.attnNorm, m_config.normEps, act);
-        auto residual = x + gsaAttention(m_config, w, a, precision, threads, rec);
-        auto m = rmsNorm(residual, w.mlpNorm, m_config.normEps, act);
-        auto gate = w.gate(m, precision).to(torch::kFloat32);
-        auto up = w.up(m, precision).to(torch::kFloat32);
-        auto hidden = (torch::silu(gate) * up).to(act);
-        return residual + w.down(hidden, precision).to(torch::kFloat32);
-    }
-
     GsaConfig m_config;
     GsaWeights m_weights;
     ModelInfo m_info;

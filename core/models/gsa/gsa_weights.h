@@ -1,12 +1,11 @@
 // Private to core/models/gsa: the official fla GSAForCausalLM state_dict, per layer. Both the
-// current names and the paper-era ones (FLA before Feb 2025: `attn.norm` / `mlp.norm` instead of
-// `attn_norm` / `mlp_norm`, and one fused `mlp.gate_proj` [2I, d] instead of gate_proj + up_proj)
-// load into the same structure.
+// current names and the paper-era ones (see loadFlaBlock) load into the same structure.
 #pragma once
 
 #include <vector>
 
 #include "core/models/gsa/gsa_config.h"
+#include "core/nn/fla_stack.h"
 #include "core/nn/layers.h"
 #include "core/nn/weight_store.h"
 
@@ -18,21 +17,18 @@ struct ShortConv {
     torch::Tensor bias;    ///< [C] or undefined
 };
 
+/// The token mixer's weights; norms and MLP live in the FlaStack's blocks.
 struct GsaLayerWeights {
-    torch::Tensor attnNorm, mlpNorm;  ///< [d]
-    Linear q, k, v, f, o;             ///< q [keyDim, d], k/v [kvHeads * head dim, d],
-                                      ///< f [kvHeads * slots, d], o [d, valueDim]
-    ShortConv qConv, kConv, vConv;    ///< only with use_short_conv
-    Linear featureMap;                ///< t2r: [headKDim, headKDim] (+ optional bias)
-    torch::Tensor gNorm;              ///< [valueDim] or undefined (elementwise_affine false)
-    Linear gate, up, down;            ///< gate/up [I, d], down [d, I]
+    Linear q, k, v, f, o;           ///< q [keyDim, d], k/v [kvHeads * head dim, d],
+                                    ///< f [kvHeads * slots, d], o [d, valueDim]
+    ShortConv qConv, kConv, vConv;  ///< only with use_short_conv
+    Linear featureMap;              ///< t2r: [headKDim, headKDim] (+ optional bias)
+    torch::Tensor gNorm;            ///< [valueDim] or undefined (elementwise_affine false)
 };
 
 struct GsaWeights {
-    torch::Tensor embeddings;  ///< [V, d]
+    FlaStack stack;
     std::vector<GsaLayerWeights> layers;
-    torch::Tensor finalNorm;
-    Linear lmHead;
 };
 
 /// Takes every tensor the config implies and fails (ModelError) on missing, misshapen or

@@ -1,0 +1,30 @@
+// Private to core/models/wall: the state_dict of a `model_type: "wall"` checkpoint (fla naming,
+// docs/wall-checkpoint-format.md): the shared FlaStack plus each layer's token mixer.
+#pragma once
+
+#include <vector>
+
+#include "core/models/wall/wall_config.h"
+#include "core/nn/fla_stack.h"
+#include "core/nn/layers.h"
+
+namespace gatescope::core::wall {
+
+struct WallLayerWeights {
+    Linear q;  ///< [heads * head_dim, d]
+    Linear k;  ///< [kv_heads * head_dim, d]
+    Linear v;  ///< [kv_heads * head_dim, d]
+    Linear g;  ///< gate logits, weight [gate_heads * gate_dim, d] + bias; empty when gate_dim 0
+    Linear o;  ///< [d, heads * head_dim]
+};
+
+struct WallWeights {
+    FlaStack stack;
+    std::vector<WallLayerWeights> layers;
+};
+
+/// Takes every tensor the config implies; throws ModelError on missing, misshapen or unexpected
+/// tensors, naming the checkpoint file and tensor.
+WallWeights loadWallWeights(const WallConfig& config, WeightStore& store);
+
+}  // namespace gatescope::core::wall
