@@ -1,6 +1,11 @@
 #include "core/tokenizer/gpt2_pretokenizer.h"
 
+#if GATESCOPE_HAS_ICU
 #include <unicode/uchar.h>
+#else
+#include <locale.h>
+#include <wctype.h>
+#endif
 
 #include "core/tokenizer/utf8.h"
 
@@ -61,12 +66,23 @@ CharClass classifyCodePoint(char32_t cp) {
         if (cp == ' ' || (cp >= 0x09 && cp <= 0x0D)) return CharClass::Space;
         return CharClass::Other;
     }
+#if GATESCOPE_HAS_ICU
     const auto c = static_cast<UChar32>(cp);
     if (u_isUWhiteSpace(c)) return CharClass::Space;
     const uint32_t mask = U_GET_GC_MASK(c);
     if (mask & U_GC_L_MASK) return CharClass::Letter;
     if (mask & U_GC_N_MASK) return CharClass::Number;
     return CharClass::Other;
+#else
+    // Builds without ICU (the GPU machine has none) use glibc's Unicode tables: the same classes
+    // for letters and white space; non-ASCII numbers other than letters-like digits may differ.
+    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(0));
+    const auto c = static_cast<wint_t>(cp);
+    if (utf8 && iswspace_l(c, utf8)) return CharClass::Space;
+    if (utf8 && iswalpha_l(c, utf8)) return CharClass::Letter;
+    if (utf8 && iswalnum_l(c, utf8)) return CharClass::Number;
+    return CharClass::Other;
+#endif
 }
 
 std::vector<ByteSpan> gpt2PreTokenize(std::string_view text) {
