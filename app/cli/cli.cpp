@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/command.h"
+#include "app/cli/commands.h"
 #include "core/build_info.h"
 
 namespace gatescope::app {
@@ -13,6 +14,8 @@ int runCli(int argc, char** argv) {
     app.set_version_flag("--version", fmt::format("gatescope {} ({})", core::gatescopeVersion(),
                                                  core::gatescopeGitRevision()));
     app.require_subcommand(0, 1);
+    std::string trace;
+    app.add_option("trace", trace, "Trace to open in the viewer (same as `gatescope open FILE`)");
 
     std::vector<std::unique_ptr<Command>> commands;
     std::vector<CLI::App*> subs;
@@ -34,10 +37,12 @@ int runCli(int argc, char** argv) {
         if (subs[i]->parsed()) return commands[i]->run();
     }
 #ifdef GATESCOPE_WITH_GUI
-    // No subcommand: the viewer. Wired in by the viewer issue.
-#endif
+    return openViewer(trace, {});  // no subcommand: the viewer
+#else
+    if (!trace.empty()) return openViewer(trace, {});
     fmt::print(stderr, "{}\n", app.help());
     return kExitUsage;
+#endif
 }
 
 }  // namespace gatescope::app

@@ -9,6 +9,7 @@ const std::vector<CommandSpec>& commandTable() {
          &makeInfoCommand},
         {"demo", "Write a sample trace from a small bundled-spec model and print its summary",
          &makeDemoCommand},
+        {"open", "Open a trace in the viewer (also: `gatescope FILE`)", &makeOpenCommand},
     };
     return table;
 }

@@ -11,6 +11,7 @@ namespace gatescope::app {
 std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeTraceCommand();
 std::unique_ptr<Command> makeDemoCommand();
+std::unique_ptr<Command> makeOpenCommand();
 
 }  // namespace gatescope::app
 
@@ -19,5 +20,9 @@ namespace gatescope::app {
 /// Prints a trace's summary and manifest (text, or JSON with `json`); the `info` command's body,
 /// shared with `demo`. Returns an exit code.
 int printTraceInfo(const std::string& path, bool json);
+
+/// Runs the viewer on `trace` ("" for none), driven by `script` when given; the `open` command's
+/// body, shared with `gatescope FILE`. In builds without the GUI: a usage error (exit code 2).
+int openViewer(const std::string& trace, const std::string& script);
 
 }  // namespace gatescope::app

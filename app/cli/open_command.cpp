@@ -1,0 +1,52 @@
+// `gatescope open FILE`: the viewer on a trace (GUI builds). `--script` drives it for tests and
+// benchmarks (see app/gui/viewer_script.h).
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include "app/cli/commands.h"
+#ifdef GATESCOPE_WITH_GUI
+#include "app/gui/viewer_app.h"
+#endif
+
+namespace gatescope::app {
+
+namespace {
+
+class OpenCommand final : public Command {
+public:
+    void declare(CLI::App& sub) override {
+        sub.add_option("trace", m_trace, "Trace to open (.h5)");
+        sub.add_option("--script", m_script,
+                       "Run an automation script (screenshots, hover, benchmarks), then quit");
+    }
+
+    int run() override { return openViewer(m_trace, m_script); }
+
+private:
+    std::string m_trace;
+    std::string m_script;
+};
+
+}  // namespace
+
+int openViewer(const std::string& trace, const std::string& script) {
+#ifdef GATESCOPE_WITH_GUI
+    static char name[] = "gatescope";
+    char* argv[] = {name, nullptr};
+    int argc = 1;
+    return runViewer(argc, argv, ViewerOptions{trace, script});
+#else
+    (void)script;
+    fmt::print(stderr,
+               "gatescope: this build has no viewer (configured with GATESCOPE_GUI=OFF); use "
+               "`gatescope info {}` to describe the trace\n",
+               trace.empty() ? "FILE" : trace);
+    return kExitUsage;
+#endif
+}
+
+std::unique_ptr<Command> makeOpenCommand() {
+    return std::make_unique<OpenCommand>();
+}
+
+}  // namespace gatescope::app

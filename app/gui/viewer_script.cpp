@@ -1,0 +1,179 @@
+#include "app/gui/viewer_script.h"
+
+#include "app/gui/viewer_app.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/core.h>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QMouseEvent>
+#include <QTimer>
+
+#include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/imgui_host.h"
+#include "widgets/gui/main_window.h"
+#include "widgets/gui/viewer_session.h"
+#include "widgets/view/token_search.h"
+
+namespace gatescope::app {
+
+using namespace widgets;
+
+Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path,
+                                                         MainWindow& window) {
+    std::ifstream in(path);
+    if (!in) return Error{ErrorKind::Io, "cannot read the script", path};
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line[0] != '#') lines.push_back(line);
+    }
+    auto script = std::unique_ptr<ViewerScript>(new ViewerScript(std::move(lines), window));
+    QObject::connect(&window, &MainWindow::traceOpened, &window,
+                     [s = script.get()](bool ok, QString error) {
+                         s->m_opened = ok;
+                         s->m_openFailed = !ok;
+                         if (!ok) fmt::print("script: open failed: {}\n", error.toStdString());
+                     });
+    return script;
+}
+
+bool ViewerScript::waitFor(const std::function<bool()>& done, int timeoutMs) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!done()) {
+        if (timer.elapsed() > timeoutMs) return false;
+        QEventLoop loop;
+        QTimer::singleShot(5, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return true;
+}
+
+void ViewerScript::frames(int count) {
+    ImGuiHost* host = m_window.canvasHost();
+    if (!host) return;
+    const uint64_t target = host->frameCount() + static_cast<uint64_t>(count);
+    host->requestFrames();
+    waitFor([&] { return host->frameCount() >= target || (host->update(), false); }, 10000);
+}
+
+bool ViewerScript::waitIdle(int timeoutMs) {
+    if (!waitFor([&] { return m_opened || m_openFailed; }, timeoutMs) || m_openFailed) return false;
+    ImGuiHost* host = m_window.canvasHost();
+    return waitFor(
+        [&] {
+            const uint64_t before = host->frameCount();
+            frames(1);
+            return host->frameCount() > before && m_window.canvasPanel()->complete() &&
+                   m_window.session()->tiles().outstanding() == 0;
+        },
+        timeoutMs);
+}
+
+int ViewerScript::run() {
+    for (const std::string& line : m_lines) {
+        std::istringstream words(line);
+        std::vector<std::string> w;
+        for (std::string s; words >> s;)
+            w.push_back(s);
+        if (w.empty()) continue;
+        fmt::print("script: > {}\n", line);
+        std::fflush(stdout);
+        if (w[0] == "quit") return w.size() > 1 ? std::stoi(w[1]) : 0;
+        if (!execute(w)) {
+            fmt::print("script: FAILED: {}\n", line);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+bool ViewerScript::execute(const std::vector<std::string>& w) {
+    const std::string& cmd = w[0];
+    auto arg = [&](size_t i) { return i < w.size() ? w[i] : std::string(); };
+    auto num = [&](size_t i) { return std::stod(arg(i)); };
+    if (cmd == "wait") return waitIdle();
+    if (cmd == "bench-first-frame") {
+        // From process start (QApplication creation is close enough) to the first complete frame.
+        if (!waitIdle()) return false;
+        const double ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - viewerStartTime())
+                              .count();
+        fmt::print("script: first-complete-frame-ms {:.1f} open-ms {:.1f}\n", ms,
+                   m_window.session()->document().openSeconds * 1000);
+        return true;
+    }
+    if (!m_window.session()) return false;
+    ViewContext& ctx = m_window.session()->context();
+    HeatmapCanvasPanel* canvas = m_window.canvasPanel();
+    if (cmd == "screenshot") {
+        frames(2);
+        const bool ok = m_window.grab().save(QString::fromStdString(arg(1)));
+        fmt::print("script: screenshot {} {}\n", arg(1), ok ? "saved" : "FAILED");
+        return ok;
+    }
+    if (cmd == "fit")
+        canvas->viewport().fitAll();
+    else if (cmd == "zoom-cells") {
+        canvas->viewport().setTokensPerPixel(1.0 / num(3));
+        canvas->viewport().centerOn(num(2) + 0.5, num(1) + 0.5);
+    } else if (cmd == "layer")
+        ctx.setLayerHead(std::stoi(arg(1)), ctx.head());
+    else if (cmd == "head")
+        ctx.setLayerHead(ctx.layer(), std::stoi(arg(1)));
+    else if (cmd == "map")
+        ctx.setMap(arg(1) == "decay"     ? MapView::Decay
+                   : arg(1) == "product" ? MapView::Product
+                                         : MapView::Attention);
+    else if (cmd == "pool")
+        ctx.setPool(arg(1) == "mean" ? data::Pool::Mean : data::Pool::Max);
+    else if (cmd == "colormap" || cmd == "scale") {
+        ColorSettings c = ctx.colors();
+        if (cmd == "colormap") {
+            auto k = parseColormap(arg(1));
+            if (!k) return false;
+            c.colormap = *k;
+        } else {
+            auto k = parseScale(arg(1));
+            if (!k) return false;
+            c.scale = *k;
+        }
+        ctx.setColors(c);
+    } else if (cmd == "cursor")
+        m_window.goToPosition(std::stoll(arg(1)));
+    else if (cmd == "find") {
+        auto hits = findString(m_window.session()->document().tokens, arg(1));
+        if (hits.empty()) return false;
+        m_window.goToPosition(hits.front());
+        fmt::print("script: find {} -> token {} ({} matches)\n", arg(1), hits.front(), hits.size());
+    } else if (cmd == "bookmark")
+        m_window.addBookmark(QString::fromStdString(arg(1)));
+    else if (cmd == "hover") {
+        if (!waitIdle()) return false;
+        const Viewport& v = canvas->viewport();
+        const QPointF at(canvas->canvasOrigin().x + v.screenX(num(2) + 0.5),
+                         canvas->canvasOrigin().y + v.screenY(num(1) + 0.5));
+        QMouseEvent move(QEvent::MouseMove, at, m_window.canvasHost()->mapToGlobal(at),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.canvasHost(), &move);
+        frames(3);
+        const auto& hover = ctx.hover();
+        if (!hover) return false;
+        fmt::print("script: hover query={} key={} value={:.9g} exact={} level={}\n", hover->query,
+                   hover->key, hover->value, hover->exact ? 1 : 0, hover->level);
+        return true;
+    } else if (cmd == "bench-pan") {
+        return benchPan(std::stoi(arg(1)), num(2), num(3));
+    } else {
+        fmt::print("script: unknown command {}\n", cmd);
+        return false;
+    }
+    frames(2);
+    return true;
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,53 @@
+// ViewerScript: drives the real viewer from a text file, one command per line, for the GUI test
+// and the benchmark (F3D-style: the application is its own test harness). Commands:
+//   wait                      until the trace is open and every visible tile is drawn
+//   screenshot PATH           the main window as PNG
+//   fit | zoom-cells Q K PX   whole map | cells of PX pixels centred on query Q, key K
+//   layer L | head H | map attention|decay|product | pool max|mean
+//   colormap NAME | scale linear|log|gamma
+//   hover Q K                 moves the mouse over cell (Q, K); prints "hover query= key= value="
+//   cursor T | find TEXT | bookmark NAME
+//   bench-first-frame         prints the time from start to the first complete frame
+//   bench-pan FRAMES DX DY    pans by (DX, DY) px per frame; prints frame times, tile latencies
+//                             and resident memory
+//   quit [CODE]
+// Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test
+// harness only; viewer code never spins event loops).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/common/result.h"
+
+namespace gatescope::widgets {
+class MainWindow;
+}
+
+namespace gatescope::app {
+
+class ViewerScript {
+public:
+    static Result<std::unique_ptr<ViewerScript>> load(const std::string& path,
+                                                      widgets::MainWindow& window);
+    /// Runs every command; returns the exit code (0, or 1 at the first failing command).
+    int run();
+
+private:
+    ViewerScript(std::vector<std::string> lines, widgets::MainWindow& window)
+        : m_lines(std::move(lines)), m_window(window) {}
+    bool execute(const std::vector<std::string>& words);
+    bool waitIdle(int timeoutMs = 60000);
+    bool waitFor(const std::function<bool()>& done, int timeoutMs);
+    void frames(int count);
+    bool benchPan(int frames, double dx, double dy);
+
+    std::vector<std::string> m_lines;
+    widgets::MainWindow& m_window;
+    bool m_opened = false;
+    bool m_openFailed = false;
+};
+
+}  // namespace gatescope::app

@@ -1,0 +1,132 @@
+// The real viewer under Xvfb + Mesa: `gatescope open SAMPLE --script` opens the sample trace,
+// shows the whole map, zooms to single cells (exact tiles), switches head, hovers a cell and saves
+// screenshots to <build>/tests/gui-screenshots. The hovered value is checked against the formula
+// evaluated here from the stored factors; the screenshots must differ where the view changed.
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <QImage>
+
+#include "sample_trace.h"
+#include "widgets/view/trace_document.h"
+
+using namespace gatescope;
+
+namespace {
+
+std::string runCapture(const std::string& cmd, int& status) {
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return out;
+    std::array<char, 4096> buf;
+    while (size_t got = fread(buf.data(), 1, buf.size(), p))
+        out.append(buf.data(), got);
+    status = pclose(p);
+    return out;
+}
+
+/// Distinct colours in the image's rectangle: a blank or failed render has very few.
+size_t distinctColours(const QImage& img, QRect rect) {
+    std::set<QRgb> colours;
+    rect = rect.intersected(img.rect());
+    for (int y = rect.top(); y <= rect.bottom(); y += 2)
+        for (int x = rect.left(); x <= rect.right(); x += 2)
+            colours.insert(img.pixel(x, y));
+    return colours.size();
+}
+
+double meanAbsDiff(const QImage& a, const QImage& b) {
+    if (a.size() != b.size()) return 255;
+    double sum = 0;
+    int count = 0;
+    for (int y = 0; y < a.height(); y += 3)
+        for (int x = 0; x < a.width(); x += 3, ++count) {
+            const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
+            sum += std::abs(qRed(p) - qRed(q)) + std::abs(qGreen(p) - qGreen(q)) +
+                   std::abs(qBlue(p) - qBlue(q));
+        }
+    return sum / (3.0 * count);
+}
+
+}  // namespace
+
+TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
+    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty()) << "could not make the sample trace";
+    auto doc = widgets::TraceDocument::open(trace);
+    ASSERT_TRUE(doc);
+    const int64_t n = (*doc)->n();
+    const int64_t q = n - 40, k = n - 45;  // a cell near the end: past the finest pyramid level
+
+    const std::filesystem::path shots =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "gui-screenshots";
+    std::filesystem::create_directories(shots);
+    for (const char* f :
+         {"1-overview.png", "2-cells.png", "3-head3-hover.png", "4-decay-magma-log.png"})
+        std::filesystem::remove(shots / f);
+    const auto script = shots / "smoke.script";
+    {
+        std::ofstream s(script);
+        s << "wait\nscreenshot " << (shots / "1-overview.png").string() << "\n"
+          << "zoom-cells " << q << " " << k << " 28\nwait\nscreenshot "
+          << (shots / "2-cells.png").string() << "\n"
+          << "head 3\nwait\nhover " << q << " " << k << "\nscreenshot "
+          << (shots / "3-head3-hover.png").string() << "\n"
+          << "map decay\ncolormap magma\nscale log\nfit\ncursor " << n / 2
+          << "\nfit\nwait\nscreenshot " << (shots / "4-decay-magma-log.png").string()
+          << "\nquit 0\n";
+    }
+    // A private settings home so the test never touches the user's recent files.
+    const std::string cmd = fmt::format(
+        "cd '{}' && HOME='{}' XDG_CONFIG_HOME='{}' timeout 300 xvfb-run -a -s '-screen 0 "
+        "1600x1000x24' '{}' open '{}' "
+        "--script '{}' 2>&1",
+        shots.string(), shots.string(), shots.string(), GATESCOPE_CLI, trace.string(),
+        script.string());
+    int status = 0;
+    const std::string out = runCapture(cmd, status);
+    ASSERT_EQ(status, 0) << out;
+
+    // The hovered value is the exact attention weight of head 3 at (q, k).
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        out, m, std::regex(R"(hover query=(\d+) key=(\d+) value=(\S+) exact=(\d))")))
+        << out;
+    EXPECT_EQ(std::stoll(m[1]), q);
+    EXPECT_EQ(std::stoll(m[2]), k);
+    EXPECT_EQ(m[4], "1") << "zoomed to cells, the hover must read an exact tile";
+    const data::TraceReader& r = *(*doc)->reader;
+    const auto& header = r.summary().layer(0)->header;
+    auto qf = r.factor(0, "q", 3, q, q + 1),
+         kf = r.factor(0, "k", 3 * header.nKvHeads / header.nHeads, k, k + 1);
+    auto lse = r.factor(0, "lse", 3, q, q + 1), cq = r.factor(0, "log_decay_cumsum", 3, q, q + 1),
+         ck = r.factor(0, "log_decay_cumsum", 3, k, k + 1);
+    ASSERT_TRUE(qf && kf && lse && cq && ck);
+    double dot = 0;
+    for (size_t x = 0; x < qf->values.size(); ++x)
+        dot += double(qf->values[x]) * kf->values[x];
+    const double expected = std::exp(header.extras.value("scale", 1.0) * dot + cq->values[0] -
+                                     ck->values[0] - lse->values[0]);
+    EXPECT_NEAR(std::stod(m[3]), expected, 1e-6 + 1e-4 * expected);
+
+    QImage overview(QString::fromStdString((shots / "1-overview.png").string()));
+    QImage cells(QString::fromStdString((shots / "2-cells.png").string()));
+    QImage head3(QString::fromStdString((shots / "3-head3-hover.png").string()));
+    QImage decay(QString::fromStdString((shots / "4-decay-magma-log.png").string()));
+    ASSERT_FALSE(overview.isNull() || cells.isNull() || head3.isNull() || decay.isNull());
+    EXPECT_GE(overview.width(), 800);
+    const QRect middle(overview.width() / 4, overview.height() / 4, overview.width() / 2,
+                       overview.height() / 2);
+    EXPECT_GT(distinctColours(overview, middle), 50u) << "the map did not render";
+    EXPECT_GT(distinctColours(cells, middle), 20u);
+    EXPECT_GT(meanAbsDiff(overview, cells), 2.0) << "zooming changed nothing on screen";
+    EXPECT_GT(meanAbsDiff(cells, head3), 0.5) << "switching head changed nothing on screen";
+    EXPECT_GT(meanAbsDiff(overview, decay), 2.0) << "decay/magma/log looks like attention/viridis";
+}

@@ -1,0 +1,31 @@
+// A small real trace for widget tests: `gatescope demo` (a seeded random FoX on the bundled text),
+// written once under the build tree and shared by every test process (atomic rename).
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace gatescope::sample {
+
+inline std::filesystem::path sampleTrace() {
+    const std::filesystem::path dir =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const std::filesystem::path out = dir / "sample.h5";
+    if (std::filesystem::exists(out)) return out;
+    std::filesystem::create_directories(dir);
+    const auto tmp = dir / fmt::format("sample-{}.h5", getpid());
+    const auto model = dir / fmt::format("model-{}", getpid());
+    const std::string cmd = fmt::format("'{}' demo --out '{}' --model-dir '{}' > /dev/null",
+                                        GATESCOPE_CLI, tmp.string(), model.string());
+    if (std::system(cmd.c_str()) != 0) return {};
+    std::filesystem::rename(tmp, out);  // atomic: concurrent test processes see all or nothing
+    std::filesystem::remove_all(model);
+    return out;
+}
+
+}  // namespace gatescope::sample

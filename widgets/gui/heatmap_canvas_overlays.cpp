@@ -1,0 +1,159 @@
+// HeatmapCanvasPanel's overlays: hover read-out, token labels, the linked cursor, the colour bar
+// and the status line (split from heatmap_canvas_panel.cpp by feature).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "widgets/gui/heatmap_canvas_panel.h"
+
+namespace gatescope::widgets {
+
+namespace {
+constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
+constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
+}  // namespace
+
+void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
+    ViewContext& ctx = m_session.context();
+    const ImGuiIO& io = ImGui::GetIO();
+    const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
+    const bool inside = mx >= 0 && my >= 0 && mx < m_size.x && my < m_size.y;
+    auto cell = inside ? m_view.cellAt(mx, my) : std::nullopt;
+    if (!cell || cell->key > cell->query) {
+        ctx.setHover(std::nullopt);
+        return;
+    }
+    // The finest drawn tile holding the cell gives the value (exact when it is an exact tile).
+    const TileData* best = nullptr;
+    for (const TilePtr& t : m_drawn) {
+        const int64_t r = cell->query / t->key.cellTokens() - t->key.row * kTile;
+        const int64_t c = cell->key / t->key.cellTokens() - t->key.col * kTile;
+        if (r < 0 || c < 0 || r >= t->rows || c >= t->cols) continue;
+        if (!best || t->key.level < best->key.level || (t->key.exact && !best->key.exact))
+            best = t.get();
+    }
+    if (!best) {
+        ctx.setHover(std::nullopt);
+        return;
+    }
+    const int64_t r = cell->query / best->key.cellTokens() - best->key.row * kTile;
+    const int64_t c = cell->key / best->key.cellTokens() - best->key.col * kTile;
+    HoverInfo info{cell->query, cell->key, best->at(r, c), best->key.exact || best->key.level == 0,
+                   best->key.level};
+    ctx.setHover(info);
+
+    // Outline the hovered cell (or pooled block).
+    const double size = static_cast<double>(best->key.cellTokens());
+    const double k0 = std::floor(cell->key / size) * size,
+                 q0 = std::floor(cell->query / size) * size;
+    dl->AddRect(
+        ImVec2(m_origin.x + float(m_view.screenX(k0)), m_origin.y + float(m_view.screenY(q0))),
+        ImVec2(m_origin.x + float(m_view.screenX(k0 + size)),
+               m_origin.y + float(m_view.screenY(q0 + size))),
+        IM_COL32(255, 255, 255, 220));
+    const auto& text = m_session.document().tokens.text;
+    const std::string what =
+        info.exact ? "exact"
+                   : fmt::format("{} of a {}x{} block (level {})",
+                                 m_base.pool == data::Pool::Max ? "max" : "mean",
+                                 best->key.cellTokens(), best->key.cellTokens(), best->key.level);
+    ImGui::SetTooltip("query %lld '%s'\nkey   %lld '%s'\n%s = %.6g  (%s)",
+                      static_cast<long long>(cell->query),
+                      displayToken(text[static_cast<size_t>(cell->query)]).c_str(),
+                      static_cast<long long>(cell->key),
+                      displayToken(text[static_cast<size_t>(cell->key)]).c_str(),
+                      toString(m_base.map), info.value, what.c_str());
+}
+
+void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
+    const double px = 1.0 / m_view.tokensPerPixel();  // pixels per token
+    const float lineH = ImGui::GetTextLineHeight();
+    if (px < lineH) return;  // not legible: one label per row would overlap
+    const auto& text = m_session.document().tokens.text;
+    const TokenRect r = m_view.visible();
+    const int64_t q0 = static_cast<int64_t>(r.y0), q1 = static_cast<int64_t>(std::ceil(r.y1));
+    const int64_t k0 = static_cast<int64_t>(r.x0), k1 = static_cast<int64_t>(std::ceil(r.x1));
+    const float charW = ImGui::CalcTextSize("M").x;
+    // Query labels down the left edge.
+    for (int64_t q = q0; q < q1; ++q) {
+        const std::string s =
+            std::to_string(q) + " " + displayToken(text[static_cast<size_t>(q)], 14);
+        const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
+        const float y = m_origin.y + float(m_view.screenY(q + 0.5)) - sz.y / 2;
+        dl->AddRectFilled(ImVec2(m_origin.x, y), ImVec2(m_origin.x + sz.x + 6, y + sz.y),
+                          kLabelBack);
+        dl->AddText(ImVec2(m_origin.x + 3, y), kLabel, s.c_str());
+    }
+    // Key labels along the top, cut to the cell's width.
+    const size_t chars = static_cast<size_t>(std::max(0.0, (px - 4) / charW));
+    if (chars < 1) return;
+    for (int64_t k = k0; k < k1; ++k) {
+        const std::string s = displayToken(text[static_cast<size_t>(k)], chars);
+        const float x = m_origin.x + float(m_view.screenX(k)) + 2;
+        dl->AddRectFilled(ImVec2(x - 2, m_origin.y), ImVec2(x + float(px) - 2, m_origin.y + lineH),
+                          kLabelBack);
+        dl->AddText(ImVec2(x, m_origin.y), kLabel, s.c_str());
+    }
+}
+
+void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
+    const int64_t cur = m_session.context().cursor();
+    if (cur < 0) return;
+    const float y = m_origin.y + float(m_view.screenY(cur + 0.5));
+    const float x = m_origin.x + float(m_view.screenX(cur + 0.5));
+    const ImU32 col = IM_COL32(255, 80, 80, 200);
+    dl->AddLine(ImVec2(m_origin.x, y), ImVec2(m_origin.x + m_size.x, y), col);
+    dl->AddLine(ImVec2(x, m_origin.y), ImVec2(x, m_origin.y + m_size.y), col);
+}
+
+void HeatmapCanvasPanel::drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size) {
+    const ColorSettings& colors = m_session.context().colors();
+    const float barW = 14;
+    const int steps = std::max(2, static_cast<int>(size.y / 2));
+    for (int i = 0; i < steps; ++i) {
+        // Top is hi; sample the scale's value at this height so log/gamma bars are honest.
+        const double t = 1.0 - (i + 0.5) / steps;
+        double v = m_range.lo + t * (m_range.hi - m_range.lo);
+        if (colors.scale == ScaleKind::Log) {
+            const double lo = std::log(std::max(m_range.lo, colors.logFloor));
+            v = std::exp(lo + t * (std::log(std::max(m_range.hi, colors.logFloor * 2)) - lo));
+        }
+        const float y0 = origin.y + size.y * i / steps, y1 = origin.y + size.y * (i + 1) / steps;
+        dl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(origin.x + barW, y1),
+                          colorOf(v, colors, m_range));
+    }
+    dl->AddRect(origin, ImVec2(origin.x + barW, origin.y + size.y), IM_COL32(120, 120, 120, 255));
+    auto label = [&](double value, float y) {
+        const std::string s = fmt::format("{:.3g}", value);
+        dl->AddText(ImVec2(origin.x + barW + 3, y), kLabel, s.c_str());
+    };
+    label(m_range.hi, origin.y);
+    const double mid = colors.scale == ScaleKind::Log
+                           ? std::sqrt(std::max(m_range.lo, colors.logFloor) * m_range.hi)
+                           : (m_range.lo + m_range.hi) / 2;
+    label(mid, origin.y + size.y / 2 - 7);
+    label(m_range.lo, origin.y + size.y - 14);
+    dl->AddText(ImVec2(origin.x, origin.y + size.y + 4), IM_COL32(180, 180, 180, 255),
+                toString(colors.scale));
+}
+
+void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {
+    const ViewContext& ctx = m_session.context();
+    const TileService& tiles = m_session.tiles();
+    std::string level =
+        m_choice.exact ? std::string("exact tiles")
+                       : fmt::format("level {} ({} pool, {} tok/cell)", m_choice.level,
+                                     data::toString(m_base.pool), int64_t{1} << m_choice.level);
+    if (ctx.map() == MapView::Product && !m_choice.exact) level += ", product of pooled maps";
+    const std::string s = fmt::format(
+        "layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB{}",
+        ctx.layer(), ctx.head(), toString(ctx.map()), level, m_view.tokensPerPixel(),
+        tiles.outstanding(), tiles.cache().bytes() / 1048576.0,
+        tiles.lastError() ? "  |  error: " + *tiles.lastError() : std::string());
+    dl->AddText(ImVec2(m_origin.x, m_origin.y - 18),
+                tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s.c_str());
+}
+
+}  // namespace gatescope::widgets

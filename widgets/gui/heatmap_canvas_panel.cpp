@@ -1,0 +1,184 @@
+#include "widgets/gui/heatmap_canvas_panel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gatescope::widgets {
+
+namespace {
+constexpr float kLossStripHeight = 56;
+constexpr float kColorBarWidth = 70;
+constexpr float kStatusHeight = 20;
+}  // namespace
+
+void HeatmapCanvasPanel::draw(PanelFrame& frame) {
+    const TraceDocument& doc = m_session.document();
+    ViewContext& ctx = m_session.context();
+    const ImVec2 win = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    m_origin = ImVec2(win.x, win.y + kStatusHeight);
+    m_size = ImVec2(std::max(16.f, avail.x - kColorBarWidth),
+                    std::max(16.f, avail.y - kLossStripHeight - kStatusHeight - 4));
+    m_view.setScreenSize(m_size.x, m_size.y);
+    if (!m_initialized) {
+        m_view.setSequenceLength(doc.n());
+        m_initialized = true;
+    }
+    if (ctx.focusSerial() != m_seenFocus) {
+        m_seenFocus = ctx.focusSerial();
+        m_view.setTokensPerPixel(std::min(m_view.tokensPerPixel(), 1.0 / 16));
+        m_view.centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
+    }
+    ImGui::SetCursorScreenPos(m_origin);
+    ImGui::InvisibleButton("##canvas", m_size,
+                           ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+    handleInput(m_size);
+
+    // Plan: level, visible tiles, requests (only when the wanted set changed).
+    const data::LayerInfo* layer = doc.summary().layer(ctx.layer());
+    m_levels = layer ? levelRangeOf(*layer, ctx.map()) : LevelRange{0, 0, false, false};
+    const TokenRect rect = m_view.visible();
+    m_choice = chooseLevel(m_view.tokensPerPixel(), m_levels, causalTileCount(rect, doc.n(), 0));
+    m_base = TileKey{
+        ctx.layer(),    ctx.head(),     ctx.map(), m_choice.exact ? data::Pool::Max : ctx.pool(),
+        m_choice.level, m_choice.exact, 0,         0};
+    m_visible = layer ? visibleTiles(rect, doc.n(), m_base) : std::vector<TileKey>{};
+    if (m_visible != m_lastRequest) {
+        m_session.tiles().request(ViewerSession::kCanvasChannel, m_visible);
+        m_lastRequest = m_visible;
+    }
+    updateRange(m_visible);
+
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(m_origin, ImVec2(m_origin.x + m_size.x, m_origin.y + m_size.y), true);
+    dl->AddRectFilled(m_origin, ImVec2(m_origin.x + m_size.x, m_origin.y + m_size.y),
+                      IM_COL32(18, 18, 22, 255));
+    drawTiles(dl, frame.textures);
+    drawCursor(dl);
+    drawLabels(dl);
+    drawHover(dl);
+    dl->PopClipRect();
+    drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y),
+                 ImVec2(kColorBarWidth - 8, m_size.y));
+    drawStatus(dl);
+    m_lossStrip.draw(doc, m_view, ctx, ImVec2(m_origin.x, m_origin.y + m_size.y + 4),
+                     ImVec2(m_size.x, kLossStripHeight));
+    if (m_textures.behind()) frame.wantsMoreFrames = true;
+}
+
+void HeatmapCanvasPanel::handleInput(ImVec2 size) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
+    if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
+        m_view.zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
+    }
+    if (ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
+        ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.f)) {
+        m_view.panPixels(io.MouseDelta.x, io.MouseDelta.y);
+    }
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        m_view.zoomAt(mx, my, 2.0);
+    }
+    const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 3.f);  // 0: a click
+    if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
+        if (auto cell = m_view.cellAt(mx, my)) m_session.context().setCursor(cell->query);
+    }
+    if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) m_view.fitAll();
+    (void)size;
+}
+
+void HeatmapCanvasPanel::updateRange(const std::vector<TileKey>& keys) {
+    const ColorSettings& colors = m_session.context().colors();
+    double lo = 0, hi = 0, pos = 0;
+    bool any = false;
+    for (const TileKey& key : keys) {
+        TilePtr t = m_session.tiles().find(key);
+        if (!t) continue;
+        lo = any ? std::min(lo, double(t->min)) : t->min;
+        hi = any ? std::max(hi, double(t->max)) : t->max;
+        if (t->minPositive > 0)
+            pos = pos > 0 ? std::min(pos, double(t->minPositive)) : t->minPositive;
+        any = true;
+    }
+    const bool colorsChanged = !m_lastColors || !(*m_lastColors == colors);
+    ValueRange next = any || !colors.autoRange ? resolveRange(colors, lo, hi, pos) : m_range;
+    // Hysteresis: small changes of the automatic range do not recolour every texture.
+    const double span = std::max(1e-12, m_range.hi - m_range.lo);
+    const bool moved = std::abs(next.lo - m_range.lo) > 0.05 * span ||
+                       std::abs(next.hi - m_range.hi) > 0.05 * span;
+    if (colorsChanged || moved) {
+        m_range = next;
+        m_lastColors = colors;
+        ++m_style;
+    }
+}
+
+void HeatmapCanvasPanel::drawTiles(ImDrawList* dl, GlTextures& gl) {
+    m_textures.beginFrame(m_style, m_session.context().colors(), m_range);
+    m_drawn.clear();
+    bool complete = true;
+    // Stand-ins first (coarser tiles), then the target tiles on top.
+    for (const TileKey& key : m_visible) {
+        if (!m_session.tiles().find(key)) {
+            complete = false;
+            drawFallback(dl, gl, key);
+        }
+    }
+    for (const TileKey& key : m_visible) {
+        TilePtr tile = m_session.tiles().find(key);
+        if (!tile) continue;
+        const uint32_t tex = m_textures.get(gl, *tile);
+        if (tex) drawTile(dl, tex, *tile, key);
+        m_drawn.push_back(tile);
+    }
+    m_complete = complete && !m_textures.behind();
+    m_textures.endFrame(gl);
+}
+
+bool HeatmapCanvasPanel::drawFallback(ImDrawList* dl, GlTextures& gl, const TileKey& key) {
+    if (!m_levels.hasPyramid) return false;
+    const int64_t t0 = key.row * key.tileTokens(), c0 = key.col * key.tileTokens();
+    for (int level = std::max(m_levels.finest, key.exact ? 0 : key.level + 1);
+         level <= m_levels.coarsest; ++level) {
+        TileKey up = key;
+        up.exact = false;
+        up.level = level;
+        up.pool = m_session.context().pool();
+        up.row = t0 / up.tileTokens();
+        up.col = c0 / up.tileTokens();
+        TilePtr tile = m_session.tiles().find(up);
+        if (!tile) continue;
+        if (const uint32_t tex = m_textures.get(gl, *tile)) drawTile(dl, tex, *tile, key);
+        return true;
+    }
+    return false;
+}
+
+void HeatmapCanvasPanel::drawTile(ImDrawList* dl, uint32_t texture, const TileData& tile,
+                                  const TileKey& target) {
+    // Draw the part of `tile` that covers `target`'s token square (all of it when equal).
+    const double cell = static_cast<double>(tile.key.cellTokens());
+    const double tileK0 = tile.key.col * tile.key.tileTokens(),
+                 tileQ0 = tile.key.row * tile.key.tileTokens();
+    const double k0 = std::max(tileK0, double(target.col * target.tileTokens()));
+    const double q0 = std::max(tileQ0, double(target.row * target.tileTokens()));
+    const double k1 =
+        std::min({tileK0 + tile.cols * cell, double((target.col + 1) * target.tileTokens()),
+                  double(m_session.document().n())});
+    const double q1 =
+        std::min({tileQ0 + tile.rows * cell, double((target.row + 1) * target.tileTokens()),
+                  double(m_session.document().n())});
+    if (k1 <= k0 || q1 <= q0) return;
+    const float side = static_cast<float>(kTile * cell);
+    const ImVec2 uv0(static_cast<float>((k0 - tileK0) / side),
+                     static_cast<float>((q0 - tileQ0) / side));
+    const ImVec2 uv1(static_cast<float>((k1 - tileK0) / side),
+                     static_cast<float>((q1 - tileQ0) / side));
+    const ImVec2 p0(m_origin.x + static_cast<float>(m_view.screenX(k0)),
+                    m_origin.y + static_cast<float>(m_view.screenY(q0)));
+    const ImVec2 p1(m_origin.x + static_cast<float>(m_view.screenX(k1)),
+                    m_origin.y + static_cast<float>(m_view.screenY(q1)));
+    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture)), p0, p1, uv0, uv1);
+}
+
+}  // namespace gatescope::widgets

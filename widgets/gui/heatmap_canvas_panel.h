@@ -1,0 +1,73 @@
+// HeatmapCanvasPanel: the map of one layer and head (attention, decay or their product) from the
+// whole sequence down to single cells. Tiles come from the session's TileService: stored pyramid
+// levels when zoomed out, exact tiles recomputed from factors past the finest level; while a
+// tile loads, the nearest coarser cached tile stands in. Draws token labels when legible, the
+// hovered value, the linked cursor, a colour bar and the loss strip under the x-axis.
+// GUI thread only (draw() runs inside the host's paintGL).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <imgui.h>
+
+#include "widgets/gui/loss_strip.h"
+#include "widgets/gui/panel.h"
+#include "widgets/gui/tile_textures.h"
+#include "widgets/gui/viewer_session.h"
+#include "widgets/view/tile_plan.h"
+#include "widgets/view/viewport.h"
+
+namespace gatescope::widgets {
+
+class HeatmapCanvasPanel final : public Panel {
+public:
+    /// `session` must outlive the panel.
+    explicit HeatmapCanvasPanel(ViewerSession& session) : m_session(session) {}
+
+    const char* title() const override { return "Heatmap"; }
+    void draw(PanelFrame& frame) override;
+    void releaseGl(GlTextures& textures) override { m_textures.releaseAll(textures); }
+
+    /// The viewport (changes apply at the next frame).
+    Viewport& viewport() { return m_view; }
+    /// Canvas rectangle in host pixels, as of the last frame.
+    ImVec2 canvasOrigin() const { return m_origin; }
+    /// The level drawn in the last frame.
+    LevelChoice level() const { return m_choice; }
+    /// Whether the last frame drew every visible tile at its target level in the current style.
+    bool complete() const { return m_complete; }
+    /// The colour range in force.
+    ValueRange range() const { return m_range; }
+
+private:
+    void handleInput(ImVec2 size);
+    void drawTiles(ImDrawList* dl, GlTextures& gl);
+    bool drawFallback(ImDrawList* dl, GlTextures& gl, const TileKey& key);
+    void drawTile(ImDrawList* dl, uint32_t texture, const TileData& tile, const TileKey& target);
+    void updateRange(const std::vector<TileKey>& keys);
+    void drawHover(ImDrawList* dl);
+    void drawLabels(ImDrawList* dl);
+    void drawCursor(ImDrawList* dl);
+    void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+    void drawStatus(ImDrawList* dl);
+
+    ViewerSession& m_session;
+    Viewport m_view;
+    TileTextures m_textures;
+    LossStrip m_lossStrip;
+    bool m_initialized = false;
+    uint64_t m_seenFocus = 0;
+    ImVec2 m_origin{0, 0}, m_size{1, 1};
+    LevelChoice m_choice;
+    LevelRange m_levels;
+    TileKey m_base;
+    std::vector<TileKey> m_visible, m_lastRequest;
+    ValueRange m_range;
+    std::optional<ColorSettings> m_lastColors;
+    uint64_t m_style = 1;
+    std::vector<TilePtr> m_drawn;  // tiles drawn this frame, for hover lookups
+    bool m_complete = false;
+};
+
+}  // namespace gatescope::widgets

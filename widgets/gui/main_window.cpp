@@ -1,0 +1,194 @@
+#include "widgets/gui/main_window.h"
+
+#include <thread>
+
+#include <fmt/format.h>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPointer>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/imgui_host.h"
+#include "widgets/gui/overview_panel.h"
+#include "widgets/gui/retention_panel.h"
+#include "widgets/gui/text_panel.h"
+#include "widgets/gui/view_toolbar.h"
+#include "widgets/gui/viewer_session.h"
+
+namespace gatescope::widgets {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle("gatescope");
+    setAcceptDrops(true);
+    resize(1400, 900);
+    m_toolbar = new ViewToolbar(this);
+    addToolBar(m_toolbar);
+    m_hoverLabel = new QLabel(this);
+    m_hoverLabel->setObjectName("hoverLabel");
+    statusBar()->addWidget(m_hoverLabel, 1);
+    auto* hint =
+        new QLabel("Open a trace: File > Open, drop a file here, or `gatescope FILE`", this);
+    hint->setAlignment(Qt::AlignCenter);
+    setCentralWidget(hint);
+    buildMenus();
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+}
+
+MainWindow::~MainWindow() {
+    // Hosts (children) go first so that their panels never see a dead session.
+    for (ImGuiHost* host : m_hosts)
+        delete host;
+    m_hosts.clear();
+}
+
+HeatmapCanvasPanel* MainWindow::canvasPanel() {
+    return m_canvas ? static_cast<HeatmapCanvasPanel*>(&m_canvas->panel()) : nullptr;
+}
+
+QList<ImGuiHost*> MainWindow::hosts() const {
+    return m_hosts;
+}
+
+void MainWindow::openTrace(const QString& path) {
+    statusBar()->showMessage("Opening " + path + " ...");
+    QPointer<MainWindow> self(this);
+    const std::string file = path.toStdString();
+    std::thread([self, file, path] {
+        auto doc = TraceDocument::open(file);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, doc = std::move(doc), path]() mutable {
+                if (!self) return;
+                if (!doc) {
+                    const QString error = QString::fromStdString(doc.error().describe());
+                    self->statusBar()->showMessage("Could not open " + path);
+                    if (!self->quietErrors)
+                        QMessageBox::warning(self, "Could not open trace", error);
+                    emit self->traceOpened(false, error);
+                    return;
+                }
+                self->install(*doc);
+                self->rememberRecent(path);
+                emit self->traceOpened(true, {});
+            },
+            Qt::QueuedConnection);
+    }).detach();
+}
+
+void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
+    for (ImGuiHost* host : m_hosts)
+        host->deleteLater();
+    m_hosts.clear();
+    for (QDockWidget* old : findChildren<QDockWidget*>()) {
+        removeDockWidget(old);
+        old->deleteLater();
+    }
+    m_toolbar->bind(nullptr);
+    auto old = std::move(m_session);  // hosts die later; keep their session alive until then
+    if (old) {
+        ViewerSession* raw = old.release();
+        raw->deleteLater();
+    }
+    m_session = std::make_unique<ViewerSession>(document, TileService::Options{});
+    ViewerSession& s = *m_session;
+    m_canvas = new ImGuiHost(std::make_unique<HeatmapCanvasPanel>(s), this);
+    m_canvas->setObjectName("canvas");
+    setCentralWidget(m_canvas);
+    m_hosts = {m_canvas};
+    QList<QDockWidget*> docks;
+    auto dock = [&](const char* name, std::unique_ptr<Panel> panel, Qt::DockWidgetArea area) {
+        auto* host = new ImGuiHost(std::move(panel));
+        host->setObjectName(name);
+        auto* d = new QDockWidget(name, this);
+        d->setObjectName(QString(name) + "Dock");
+        d->setWidget(host);
+        addDockWidget(area, d);
+        docks.push_back(d);
+        m_hosts.push_back(host);
+    };
+    dock("overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
+    dock("text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
+    dock("retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
+    resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
+    resizeDocks({docks[2]}, {230}, Qt::Vertical);
+    m_toolbar->bind(&s);
+    connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);
+    connect(&s, &ViewerSession::contextChanged, this, [this] {
+        repaintAll();
+        showHover();
+        rebuildBookmarksMenu();
+    });
+    setWindowTitle(QString("gatescope - %1 (%2 tokens, %3)")
+                       .arg(QString::fromStdString(document->summary().path))
+                       .arg(document->n())
+                       .arg(QString::fromStdString(document->summary().modelType)));
+    statusBar()->showMessage(
+        QString("Opened in %1 ms").arg(document->openSeconds * 1000, 0, 'f', 1), 4000);
+}
+
+void MainWindow::repaintAll() {
+    for (ImGuiHost* host : m_hosts)
+        host->requestFrames();
+}
+
+void MainWindow::showHover() {
+    if (!m_session) return;
+    const auto& hover = m_session->context().hover();
+    if (!hover) {
+        m_hoverLabel->clear();
+        return;
+    }
+    m_hoverLabel->setText(QString::fromStdString(fmt::format(
+        "query {}  key {}  value {:.6g}{}", hover->query, hover->key, hover->value,
+        hover->exact ? "  (exact)" : fmt::format("  (pooled, level {})", hover->level))));
+}
+
+void MainWindow::goToPosition(int64_t token) {
+    if (m_session) m_session->context().focusOn(token);
+}
+
+void MainWindow::addBookmark(const QString& name) {
+    if (!m_session) return;
+    ViewContext& ctx = m_session->context();
+    ctx.addBookmark(
+        Bookmark{name.toStdString(), std::max<int64_t>(0, ctx.cursor()), ctx.layer(), ctx.head()});
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(abs);
+    recent.prepend(abs);
+    while (recent.size() > 10)
+        recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile()) openTrace(urls.front().toLocalFile());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,75 @@
+// MainWindow: the viewer's Qt shell. Owns the menus (File, Go, View), the toolbar, the docks and
+// the ImGui hosts (heatmap canvas in the centre; overview, retention and text docks), recent
+// files and window state (QSettings), drag and drop of traces. Opening a trace reads it on a
+// worker thread and installs a new ViewerSession when done. GUI thread only.
+#pragma once
+
+#include <memory>
+
+#include <QMainWindow>
+#include <QString>
+
+class QLabel;
+class QMenu;
+
+namespace gatescope::widgets {
+
+class HeatmapCanvasPanel;
+class ImGuiHost;
+class ViewToolbar;
+class ViewerSession;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens `path` in the background; traceOpened() reports the outcome.
+    void openTrace(const QString& path);
+
+    ViewerSession* session() { return m_session.get(); }
+    ImGuiHost* canvasHost() { return m_canvas; }
+    HeatmapCanvasPanel* canvasPanel();
+    /// Every ImGui host (canvas first), for repaints and tests.
+    QList<ImGuiHost*> hosts() const;
+
+    /// Go menu actions, also used by scripts.
+    void goToPosition(int64_t token);
+    void addBookmark(const QString& name);
+
+signals:
+    /// ok: the session is installed; otherwise `error` says why (also shown in a message box
+    /// unless `quietErrors` is set).
+    void traceOpened(bool ok, QString error);
+
+public:
+    bool quietErrors = false;
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void install(std::shared_ptr<const class TraceDocument> document);
+    void rememberRecent(const QString& path);
+    void rebuildRecentMenu();
+    void rebuildBookmarksMenu();
+    void repaintAll();
+    void showHover();
+    void find(bool next);
+
+    std::unique_ptr<ViewerSession> m_session;
+    ImGuiHost* m_canvas = nullptr;
+    QList<ImGuiHost*> m_hosts;
+    ViewToolbar* m_toolbar;
+    QMenu* m_recentMenu;
+    QMenu* m_bookmarksMenu;
+    QLabel* m_hoverLabel;
+    QString m_lastSearch;
+    int64_t m_lastMatch = -1;
+};
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,109 @@
+// MainWindow's menus: File (open, recent, run a model), Go (position, search, bookmarks), View.
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "widgets/gui/main_window.h"
+#include "widgets/gui/run_model_dialog.h"
+#include "widgets/gui/viewer_session.h"
+#include "widgets/view/token_search.h"
+
+namespace gatescope::widgets {
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open Trace...", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open trace", {},
+                                                          "Traces (*.h5 *.hdf5);;All files (*)");
+        if (!path.isEmpty()) openTrace(path);
+    });
+    m_recentMenu = file->addMenu("Open &Recent");
+    rebuildRecentMenu();
+    file->addAction("&Run Model on Text...", this, [this] {
+        auto* dialog = new RunModelDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &RunModelDialog::traceReady, this, &MainWindow::openTrace);
+        dialog->show();
+    });
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
+
+    QMenu* go = menuBar()->addMenu("&Go");
+    go->addAction("Go to &Position...", QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
+        if (!m_session) return;
+        const QString text =
+            QInputDialog::getText(this, "Go to position", "Token position (or NN%):");
+        if (text.isEmpty()) return;
+        auto pos = parsePosition(text.toStdString(), m_session->document().n());
+        if (pos)
+            goToPosition(*pos);
+        else
+            statusBar()->showMessage("Not a position: " + text, 4000);
+    });
+    go->addAction("&Find...", QKeySequence::Find, this, [this] { find(false); });
+    go->addAction("Find &Next", QKeySequence::FindNext, this, [this] { find(true); });
+    go->addSeparator();
+    go->addAction("Add &Bookmark", QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
+        if (!m_session) return;
+        addBookmark(QString("token %1").arg(std::max<int64_t>(0, m_session->context().cursor())));
+    });
+    m_bookmarksMenu = go->addMenu("B&ookmarks");
+    rebuildBookmarksMenu();
+}
+
+void MainWindow::find(bool next) {
+    if (!m_session) return;
+    if (!next || m_lastSearch.isEmpty()) {
+        const QString text = QInputDialog::getText(
+            this, "Find", "Text (token or string):", QLineEdit::Normal, m_lastSearch);
+        if (text.isEmpty()) return;
+        m_lastSearch = text;
+        m_lastMatch = m_session->context().cursor();
+    }
+    const auto matches = findString(m_session->document().tokens, m_lastSearch.toStdString());
+    auto hit = nextMatch(matches, m_lastMatch);
+    if (!hit) {
+        statusBar()->showMessage("Not found: " + m_lastSearch, 4000);
+        return;
+    }
+    m_lastMatch = *hit;
+    statusBar()->showMessage(QString("%1 matches; at token %2").arg(matches.size()).arg(*hit),
+                             4000);
+    goToPosition(*hit);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent) {
+        m_recentMenu->addAction(path, this, [this, path] { openTrace(path); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::rebuildBookmarksMenu() {
+    m_bookmarksMenu->clear();
+    if (!m_session) {
+        m_bookmarksMenu->setEnabled(false);
+        return;
+    }
+    const auto& marks = m_session->context().bookmarks();
+    for (size_t i = 0; i < marks.size(); ++i) {
+        const Bookmark b = marks[i];
+        m_bookmarksMenu->addAction(
+            QString::fromStdString(b.name) + QString("  (L%1 h%2)").arg(b.layer).arg(b.head), this,
+            [this, b] {
+                m_session->context().setLayerHead(b.layer, b.head);
+                goToPosition(b.token);
+            });
+    }
+    m_bookmarksMenu->setEnabled(!marks.empty());
+}
+
+}  // namespace gatescope::widgets

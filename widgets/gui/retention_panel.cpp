@@ -1,0 +1,160 @@
+#include "widgets/gui/retention_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "widgets/gui/gl_textures.h"
+#include "widgets/view/color_scale.h"
+#include "widgets/view/series_binning.h"
+
+namespace gatescope::widgets {
+
+void RetentionPanel::load(int layer, int head) {
+    m_layer = layer;
+    m_head = head;
+    auto slot = std::make_shared<Slot>();
+    m_slot = slot;
+    auto doc = m_session.documentPtr();
+    auto repaint = repaintCallback();
+    std::thread([slot, doc, layer, head, repaint] {
+        auto result = loadRetention(*doc->reader, layer, head);
+        {
+            std::lock_guard lock(slot->mutex);
+            if (result)
+                slot->data = *result;
+            else
+                slot->error = result.error().describe();
+            slot->done = true;
+        }
+        if (repaint) repaint();
+    }).detach();
+}
+
+void RetentionPanel::releaseGl(GlTextures& gl) {
+    gl.destroy(m_texture);
+    m_texture = 0;
+}
+
+void RetentionPanel::draw(PanelFrame& frame) {
+    const ViewContext& ctx = m_session.context();
+    if (ctx.layer() != m_layer || ctx.head() != m_head) load(ctx.layer(), ctx.head());
+    std::shared_ptr<const RetentionData> data;
+    {
+        std::lock_guard lock(m_slot->mutex);
+        if (!m_slot->done) {
+            ImGui::TextDisabled("loading gates of layer %d ...", m_layer);
+            return;
+        }
+        if (!m_slot->error.empty()) {
+            ImGui::TextWrapped("%s", m_slot->error.c_str());
+            return;
+        }
+        data = m_slot->data;
+    }
+    if (data->perChannel())
+        drawChannels(*data, frame.textures);
+    else
+        drawScalar(*data);
+}
+
+void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values, ImVec2 size,
+                                float lo, float hi, ImU32 color) {
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(28, 28, 32, 255));
+    const int64_t n = static_cast<int64_t>(values.size());
+    const int bins = std::max(1, static_cast<int>(size.x));
+    const auto binned = binSeries(values.data(), n, 0, static_cast<double>(n), bins);
+    auto yOf = [&](float v) {
+        return p0.y + size.y - 1 - std::clamp((v - lo) / (hi - lo), 0.f, 1.f) * (size.y - 2);
+    };
+    for (int b = 0; b < bins; ++b) {
+        const Bin& bin = binned[static_cast<size_t>(b)];
+        if (bin.empty) continue;
+        const float x = p0.x + b;
+        dl->AddLine(ImVec2(x, yOf(bin.min)), ImVec2(x, yOf(bin.max) - 1), color);
+    }
+    const int64_t cur = m_session.context().cursor();
+    if (cur >= 0 && n > 0) {
+        const float x = p0.x + size.x * (cur + 0.5f) / n;
+        dl->AddLine(ImVec2(x, p0.y), ImVec2(x, p0.y + size.y), IM_COL32(255, 80, 80, 200));
+    }
+    ImGui::InvisibleButton(id, size);
+    if (ImGui::IsItemHovered() && n > 0) {
+        const int64_t i = std::clamp<int64_t>(
+            static_cast<int64_t>((ImGui::GetIO().MousePos.x - p0.x) / size.x * n), 0, n - 1);
+        ImGui::SetTooltip("position %lld: %.5f", static_cast<long long>(i),
+                          static_cast<double>(values[static_cast<size_t>(i)]));
+        if (ImGui::IsItemClicked()) m_session.context().setCursor(i);
+    }
+}
+
+void RetentionPanel::drawScalar(const RetentionData& data) {
+    ImGui::Text("layer %d: retention f per head over positions (scalar gates)", data.layer);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float h = std::clamp(avail.y / std::max(1, data.heads) - 4, 14.f, 60.f);
+    float lo = 1;
+    for (const auto& series : data.headRetention)
+        lo = std::min(lo, finiteRange(series.data(), int64_t(series.size())).first);
+    lo = std::min(lo, 0.999f);
+    for (int head = 0; head < data.heads; ++head) {
+        const bool current = head == m_session.context().head();
+        ImGui::TextColored(current ? ImVec4(1, 0.4f, 0.4f, 1) : ImVec4(0.8f, 0.8f, 0.8f, 1),
+                           "h%-2d", head);
+        ImGui::SameLine();
+        const std::string id = "##head" + std::to_string(head);
+        drawSeries(id.c_str(), data.headRetention[static_cast<size_t>(head)],
+                   ImVec2(ImGui::GetContentRegionAvail().x, h), lo, 1.f,
+                   current ? IM_COL32(255, 170, 90, 255) : IM_COL32(110, 170, 230, 255));
+    }
+}
+
+void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
+    ImGui::Text(
+        "layer %d head %d: %d gate channels (A) retention, (B) channel %d, (C) cumulative from "
+        "cursor",
+        data.layer, data.head, data.channels, m_channel);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const int width = std::max(16, static_cast<int>(avail.x));
+    const float heatH = std::max(40.f, avail.y * 0.5f);
+    // (A) channels x positions, binned means, retention exp(log) in [0, 1] with viridis.
+    if (!m_texture || m_texWidth != width || m_texData != &data) {
+        std::vector<uint32_t> pixels(static_cast<size_t>(width * data.channels));
+        for (int c = 0; c < data.channels; ++c) {
+            const auto series = channelRetention(data, c);
+            const auto bins = binSeries(series.data(), data.n, 0, double(data.n), width);
+            for (int x = 0; x < width; ++x)
+                pixels[static_cast<size_t>(c * width + x)] =
+                    colorOf(bins[static_cast<size_t>(x)].mean, ColorSettings{}, ValueRange{0, 1});
+        }
+        if (m_texture) gl.destroy(m_texture);
+        m_texture = gl.create(width, data.channels, pixels.data());
+        m_texWidth = width;
+        m_texData = &data;
+    }
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(m_texture)),
+                 ImVec2(float(width), heatH));
+    if (ImGui::IsItemHovered()) {
+        const int c =
+            std::clamp(static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / heatH * data.channels),
+                       0, data.channels - 1);
+        ImGui::SetTooltip("channel %d (click to choose)", c);
+        if (ImGui::IsItemClicked()) m_channel = c;
+    }
+    m_channel = std::clamp(m_channel, 0, data.channels - 1);
+    const float rowH = std::max(20.f, (ImGui::GetContentRegionAvail().y - 8) / 2);
+    drawSeries("##timeline", channelRetention(data, m_channel), ImVec2(float(width), rowH), 0.f,
+               1.f, IM_COL32(110, 170, 230, 255));
+    const int64_t from = std::max<int64_t>(0, m_session.context().cursor());
+    if (from != m_cumulativeFrom || m_channel != m_cumulativeChannel) {
+        m_cumulative = cumulativeRetention(data, m_channel, from);
+        m_cumulativeFrom = from;
+        m_cumulativeChannel = m_channel;
+    }
+    drawSeries("##cumulative", m_cumulative, ImVec2(float(width), rowH), 0.f, 1.f,
+               IM_COL32(255, 170, 90, 255));
+}
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,54 @@
+// RetentionPanel: what the gates keep. Scalar gates (FoX, GatedFWA, power): one track per head of
+// the retention f over positions. Per-channel gates (Wall, GSA): (A) a channels x positions
+// heatmap of the retention, (B) the timeline of the chosen channel, (C) the cumulative product
+// from the cursor: how much of the cursor token survives later on. Gates load on a worker.
+// GUI thread only.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <imgui.h>
+
+#include "widgets/gui/panel.h"
+#include "widgets/gui/viewer_session.h"
+#include "widgets/view/retention_model.h"
+
+namespace gatescope::widgets {
+
+class RetentionPanel final : public Panel {
+public:
+    /// `session` must outlive the panel.
+    explicit RetentionPanel(ViewerSession& session) : m_session(session) {}
+
+    const char* title() const override { return "Retention"; }
+    void draw(PanelFrame& frame) override;
+    void releaseGl(GlTextures& textures) override;
+
+private:
+    struct Slot {  // filled by the loading worker
+        std::mutex mutex;
+        std::shared_ptr<const RetentionData> data;
+        std::string error;
+        bool done = false;
+    };
+    void load(int layer, int head);
+    void drawScalar(const RetentionData& data);
+    void drawChannels(const RetentionData& data, GlTextures& gl);
+    void drawSeries(const char* id, const std::vector<float>& values, ImVec2 size, float lo,
+                    float hi, ImU32 color);
+
+    ViewerSession& m_session;
+    std::shared_ptr<Slot> m_slot;
+    int m_layer = -1, m_head = -1;
+    int m_channel = 0;
+    uint32_t m_texture = 0;
+    int m_texWidth = 0;
+    const RetentionData* m_texData = nullptr;
+    std::vector<float> m_cumulative;
+    int64_t m_cumulativeFrom = -2;
+    int m_cumulativeChannel = -1;
+};
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,31 @@
+#include "widgets/gui/viewer_session.h"
+
+#include <QMetaObject>
+
+namespace gatescope::widgets {
+
+ViewerSession::ViewerSession(std::shared_ptr<const TraceDocument> document,
+                             TileService::Options options, QObject* parent)
+    : QObject(parent),
+      m_document(std::move(document)),
+      m_loader(std::make_shared<TraceTileLoader>(m_document->reader)) {
+    auto loader = m_loader;
+    m_tiles = std::make_unique<TileService>(
+        [loader](const TileKey& key) { return loader->load(key); }, options,
+        [this] {
+            // Worker thread: hop to the GUI thread (dropped if the session is gone).
+            QMetaObject::invokeMethod(
+                this, [this] { pump(); }, Qt::QueuedConnection);
+        });
+    m_context.addListener([this] { emit contextChanged(); });
+}
+
+ViewerSession::~ViewerSession() {
+    m_tiles.reset();  // join workers while the loader and context still exist
+}
+
+void ViewerSession::pump() {
+    if (m_tiles->pump() > 0) emit tilesArrived();
+}
+
+}  // namespace gatescope::widgets

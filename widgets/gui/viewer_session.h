@@ -1,0 +1,48 @@
+// ViewerSession: one opened trace and everything views share about it: the document, the tile
+// service (bounded cache + workers) and the ViewContext. Tiles land on worker threads; the
+// session pumps them into the cache on the GUI thread and emits tilesArrived(). GUI thread only.
+#pragma once
+
+#include <memory>
+
+#include <QObject>
+
+#include "widgets/view/tile_service.h"
+#include "widgets/view/trace_document.h"
+#include "widgets/view/trace_tile_loader.h"
+#include "widgets/view/view_context.h"
+
+namespace gatescope::widgets {
+
+class ViewerSession : public QObject {
+    Q_OBJECT
+public:
+    /// Tile channels, one per view that requests tiles.
+    enum Channel { kCanvasChannel = 0, kOverviewChannel = 1 };
+
+    ViewerSession(std::shared_ptr<const TraceDocument> document, TileService::Options options,
+                  QObject* parent = nullptr);
+    ~ViewerSession() override;
+
+    const TraceDocument& document() const { return *m_document; }
+    std::shared_ptr<const TraceDocument> documentPtr() const { return m_document; }
+    TileService& tiles() { return *m_tiles; }
+    const TraceTileLoader& loader() const { return *m_loader; }
+    ViewContext& context() { return m_context; }
+
+signals:
+    /// New tiles are in the cache (or a load failed).
+    void tilesArrived();
+    /// The ViewContext changed.
+    void contextChanged();
+
+private:
+    void pump();
+
+    std::shared_ptr<const TraceDocument> m_document;
+    std::shared_ptr<TraceTileLoader> m_loader;
+    ViewContext m_context;
+    std::unique_ptr<TileService> m_tiles;  // last: workers stop before the loader goes
+};
+
+}  // namespace gatescope::widgets
