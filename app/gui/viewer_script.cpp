@@ -153,6 +153,12 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
     } else if (cmd == "bookmark")
         m_window.addBookmark(QString::fromStdString(arg(1)));
     else if (cmd == "hover") {
+        {  // bring the cell on screen when it is not
+            Viewport& view = canvas->viewport();
+            const double sx = view.screenX(num(2) + 0.5), sy = view.screenY(num(1) + 0.5);
+            if (sx < 0 || sy < 0 || sx >= view.width() || sy >= view.height())
+                view.centerOn(num(2) + 0.5, num(1) + 0.5);
+        }
         if (!waitIdle()) return false;
         const Viewport& v = canvas->viewport();
         const QPointF at(canvas->canvasOrigin().x + v.screenX(num(2) + 0.5),

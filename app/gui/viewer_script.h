@@ -5,7 +5,8 @@
 //   fit | zoom-cells Q K PX   whole map | cells of PX pixels centred on query Q, key K
 //   layer L | head H | map attention|decay|product | pool max|mean
 //   colormap NAME | scale linear|log|gamma
-//   hover Q K                 moves the mouse over cell (Q, K); prints "hover query= key= value="
+//   hover Q K                 centres cell (Q, K) if off screen, moves the mouse over it;
+//                             prints "hover query= key= value= exact= level="
 //   cursor T | find TEXT | bookmark NAME
 //   bench-first-frame         prints the time from start to the first complete frame
 //   bench-pan FRAMES DX DY    pans by (DX, DY) px per frame; prints frame times, tile latencies

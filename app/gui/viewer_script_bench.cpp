@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 #include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
 
 #include "app/gui/viewer_script.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
@@ -42,9 +44,14 @@ bool ViewerScript::benchPan(int frames, double dx, double dy) {
     for (int f = 0; f < frames; ++f) {
         timer.restart();
         canvas->viewport().panPixels(dx, dy);
+        // Wait for exactly the next frame (no polling granularity in the measurement).
+        QEventLoop loop;
+        QObject::connect(host, &widgets::ImGuiHost::framePainted, &loop, &QEventLoop::quit);
+        QTimer::singleShot(10000, &loop, &QEventLoop::quit);
         const uint64_t target = host->frameCount() + 1;
         host->requestFrames(0);
-        if (!waitFor([&] { return host->frameCount() >= target; }, 10000)) return false;
+        loop.exec();
+        if (host->frameCount() < target) return false;
         wall.push_back(timer.nsecsElapsed() / 1e6);
         cpu.push_back(host->lastFrameMs());
         if (f % 25 == 0) rssMax = std::max(rssMax, residentMiB());

@@ -19,13 +19,17 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     m_origin = ImVec2(win.x, win.y + kStatusHeight);
     m_size = ImVec2(std::max(16.f, avail.x - kColorBarWidth),
                     std::max(16.f, avail.y - kLossStripHeight - kStatusHeight - 4));
+    const bool resized = m_view.width() != m_size.x || m_view.height() != m_size.y;
     m_view.setScreenSize(m_size.x, m_size.y);
     if (!m_initialized) {
         m_view.setSequenceLength(doc.n());
         m_initialized = true;
+    } else if (resized && !m_userMoved) {
+        m_view.fitAll();
     }
     if (ctx.focusSerial() != m_seenFocus) {
         m_seenFocus = ctx.focusSerial();
+        m_userMoved = true;
         m_view.setTokensPerPixel(std::min(m_view.tokensPerPixel(), 1.0 / 16));
         m_view.centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
     }
@@ -69,6 +73,7 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
 void HeatmapCanvasPanel::handleInput(ImVec2 size) {
     const ImGuiIO& io = ImGui::GetIO();
     const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
+    if (ImGui::IsItemActive() || (ImGui::IsItemHovered() && io.MouseWheel != 0)) m_userMoved = true;
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
         m_view.zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
     }

@@ -29,8 +29,12 @@ public:
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override { m_textures.releaseAll(textures); }
 
-    /// The viewport (changes apply at the next frame).
-    Viewport& viewport() { return m_view; }
+    /// The viewport (changes apply at the next frame). Taking it for writing counts as the user
+    /// moving the view: the map is no longer refitted when the canvas is resized.
+    Viewport& viewport() {
+        m_userMoved = true;
+        return m_view;
+    }
     /// Canvas rectangle in host pixels, as of the last frame.
     ImVec2 canvasOrigin() const { return m_origin; }
     /// The level drawn in the last frame.
@@ -57,6 +61,7 @@ private:
     TileTextures m_textures;
     LossStrip m_lossStrip;
     bool m_initialized = false;
+    bool m_userMoved = false;  // until then, the whole map is refitted on resize
     uint64_t m_seenFocus = 0;
     ImVec2 m_origin{0, 0}, m_size{1, 1};
     LevelChoice m_choice;

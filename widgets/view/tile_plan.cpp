@@ -31,8 +31,9 @@ LevelChoice chooseLevel(double tokensPerPixel, const LevelRange& range, int64_t 
     const double tpp = std::max(tokensPerPixel, 1e-9);
     // Cells of at least one pixel: max pooling then keeps every needle visible.
     const int wanted = tpp <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(tpp) - 1e-9));
-    if (wanted < range.finest && range.canRecompute && exactTilesVisible <= maxExactTiles &&
-        range.finest > 0) {
+    // Exact tiles only where a cell is at least a pixel (no subsampling that could hide a needle).
+    if (wanted == 0 && range.finest > 0 && range.canRecompute &&
+        exactTilesVisible <= maxExactTiles) {
         return {0, true};
     }
     return {std::clamp(wanted, range.finest, range.coarsest), false};

@@ -24,8 +24,9 @@ struct LevelChoice {
 };
 
 /// The level to draw at `tokensPerPixel`: the finest level whose cells are at least one pixel
-/// (clamped to the stored range), or exact tiles when that is finer than the finest stored level
-/// and at most `maxExactTiles` exact tiles are visible. Without a pyramid, always exact.
+/// (clamped to the stored range), or exact tiles when a token is at least a pixel, the finest
+/// stored level is coarser than single tokens and at most `maxExactTiles` exact tiles are
+/// visible. Without a pyramid, always exact.
 LevelChoice chooseLevel(double tokensPerPixel, const LevelRange& range, int64_t exactTilesVisible,
                         int64_t maxExactTiles = 48);
 

@@ -53,9 +53,11 @@ void ViewContext::setSelection(int64_t begin, int64_t end) {
 }
 
 void ViewContext::setHover(std::optional<HoverInfo> hover) {
-    const bool same = hover.has_value() == m_hover.has_value() &&
-                      (!hover || (hover->query == m_hover->query && hover->key == m_hover->key &&
-                                  hover->value == m_hover->value));
+    const bool same =
+        hover.has_value() == m_hover.has_value() &&
+        (!hover || (hover->query == m_hover->query && hover->key == m_hover->key &&
+                    hover->value == m_hover->value && hover->exact == m_hover->exact &&
+                    hover->level == m_hover->level));
     if (same) return;
     m_hover = hover;
     changed();
