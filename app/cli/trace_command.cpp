@@ -32,7 +32,8 @@ public:
         sub.add_option("--heads", m_heads, "Heads to build pyramids for (default: all)");
         sub.add_option("--dtype", m_dtype, "float32, or bfloat16 (the official evaluation)")
             ->check(CLI::IsMember({"float32", "bfloat16"}));
-        sub.add_option("--device", m_request.device, "cpu (cuda: see the GPU path)")
+        sub.add_option("--device", m_request.device,
+                       "cpu, or cuda (the GPU; fails when this build or machine has none)")
             ->check(CLI::IsMember({"cpu", "cuda"}));
         sub.add_option("--threads", m_request.threads, "Worker threads (0: all cores)");
         sub.add_flag("--no-factors", m_noFactors,
@@ -63,12 +64,14 @@ public:
             nlohmann::json j = {
                 {"path", outcome->path.string()}, {"model_type", outcome->modelType},
                 {"tokens", outcome->tokens},      {"layers", outcome->layersRecorded},
-                {"seconds", outcome->seconds},    {"tokens_per_second", rate}};
+                {"seconds", outcome->seconds},    {"tokens_per_second", rate},
+                {"device", outcome->device},      {"attention_path", outcome->attentionPath}};
             fmt::print("{}\n", j.dump(2));
         } else {
             fmt::print("wrote {} ({} tokens, {} layers, {} model) in {:.2f}s, {:.0f} tokens/s\n",
                        outcome->path.string(), outcome->tokens, outcome->layersRecorded,
                        outcome->modelType, outcome->seconds, rate);
+            fmt::print("device {}, attention {}\n", outcome->device, outcome->attentionPath);
         }
         return kExitOk;
     }
@@ -104,12 +107,6 @@ private:
             {"lz4", data::Compression::Lz4},
             {"none", data::Compression::None}};
         m_request.writer.compression = compressions.at(m_compression);
-        if (m_request.device != "cpu") {
-            return Error{ErrorKind::Unsupported,
-                         "--device cuda needs a build with GATESCOPE_CUDA and the GPU path",
-                         {},
-                         {}};
-        }
         return Ok{};
     }
 

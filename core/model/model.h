@@ -25,10 +25,13 @@ std::string_view toString(ComputeDType dtype);
 
 struct RunOptions {
     ComputeDType dtype = ComputeDType::Float32;
-    std::string device = "cpu";  ///< "cpu" or "cuda"
-    int threads = 0;             ///< 0: all cores
-    bool returnLogits = false;   ///< keep [N, V] logits (small N only: tests, tools)
-    bool recordHidden = false;   ///< fill LayerRecord::hiddenIn and ForwardResult::finalHidden
+    /// "cpu" or "cuda" (the current CUDA device). "cuda" runs the forward on the GPU (weights
+    /// copied there once per model, factors copied back for the probe); it fails with
+    /// ErrorKind::Unsupported when the build or the machine has no usable GPU (see checkDevice).
+    std::string device = "cpu";
+    int threads = 0;            ///< 0: all cores
+    bool returnLogits = false;  ///< keep [N, V] logits (small N only: tests, tools)
+    bool recordHidden = false;  ///< fill LayerRecord::hiddenIn and ForwardResult::finalHidden
     /// Polled between layers; returning true stops the forward with ErrorKind::Cancelled.
     std::function<bool()> cancelled;
     /// Fraction of the forward done in [0, 1] and the current stage; called on the forward's
@@ -81,6 +84,11 @@ public:
 /// Errors: unknown model_type (names it and lists the known ones), missing/unexpected tensors,
 /// wrong shapes or dtypes, config options that change the math and are not supported.
 Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> checkpoint);
+
+/// Whether RunOptions::device `device` can run here: "cpu", or "cuda" when this build has the CUDA
+/// kernels, its LibTorch has CUDA and a GPU is visible. Returns a description for manifests
+/// ("cpu", "cuda: NVIDIA H200 (sm_90, 132 SMs)"); errors say which of those is missing.
+Result<std::string> checkDevice(std::string_view device);
 
 /// The model_type strings loadModel accepts.
 std::vector<std::string> knownModelTypes();

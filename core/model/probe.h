@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,23 @@ struct LayerAttention {
     nlohmann::json extras = nlohmann::json::object();  ///< architecture scalars (p, softcap, ...)
 };
 
+/// The additive-decay factors of a layer while they are still on the GPU (forward on CUDA), so
+/// that pyramids can be built there without a round trip. Device pointers, float32, contiguous:
+/// q [heads, n, dk], k [kvHeads, n, dk] (query head h reads kv head h / (heads / kvHeads)),
+/// lse and logDecayCumsum [heads, n] (logDecayCumsum null without decay). `owner` keeps the
+/// memory alive; the pointers are valid on the current CUDA device's legacy default stream.
+struct DeviceFactors {
+    int64_t n = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int dk = 0;
+    const float* q = nullptr;
+    const float* k = nullptr;
+    const float* lse = nullptr;
+    const float* logDecayCumsum = nullptr;
+    std::shared_ptr<const void> owner;
+};
+
 /// Everything one layer reports. Arrays are [H, N, ...] per head, float32.
 struct LayerRecord {
     int layer = 0;
@@ -36,6 +54,8 @@ struct LayerRecord {
     std::map<std::string, FloatArray> factors;
     /// Residual stream entering the layer, [N, d_model]; only when RunOptions::recordHidden.
     FloatArray hiddenIn;
+    /// Set by additive-decay layers that ran on CUDA: the same factors as `factors`, on the GPU.
+    std::shared_ptr<const DeviceFactors> deviceFactors;
 };
 
 /// Receives layer records during Model::forward, on the thread running the forward, in layer

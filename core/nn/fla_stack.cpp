@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/nn/device.h"
 #include "core/nn/forward_support.h"
 #include "core/nn/tensor_convert.h"
 #include "core/nn/token_stats.h"
@@ -55,6 +56,25 @@ void loadFlaEnds(WeightStore& s, int64_t vocab, int64_t d, bool tie, FlaStack& s
         if (s.has("lm_head.weight")) s.take("lm_head.weight", {vocab, d});
     } else {
         stack.lmHead.weight = s.take("lm_head.weight", {vocab, d});
+    }
+}
+
+void moveFlaStack(FlaStack& stack, const DeviceMover& move) {
+    const bool tied = stack.lmHead.weight.is_same(stack.embeddings);
+    move(stack.embeddings);
+    move(stack.finalNorm);
+    if (tied) {
+        stack.lmHead = Linear{};
+        stack.lmHead.weight = stack.embeddings;
+    } else {
+        move(stack.lmHead);
+    }
+    for (auto& b : stack.blocks) {
+        move(b.attnNorm);
+        move(b.mlpNorm);
+        move(b.gate);
+        move(b.up);
+        move(b.down);
     }
 }
 

@@ -50,6 +50,10 @@ struct FlaStack {
                       const std::string& attentionPath) const;
 };
 
+struct DeviceMover;
+/// Moves the stack's tensors (embeddings, norms, MLPs, LM head; a tied head stays tied).
+void moveFlaStack(FlaStack& stack, const DeviceMover& move);
+
 /// Takes the embeddings, final norm and LM head (tied: the embeddings; a stored lm_head.weight
 /// is then consumed and ignored, as the official loader does).
 void loadFlaEnds(WeightStore& store, int64_t vocab, int64_t hidden, bool tieWordEmbeddings,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/nn/device.h"
 #include "core/nn/model_error.h"
 
 namespace gatescope::core {
@@ -9,6 +10,7 @@ namespace gatescope::core {
 ForwardSession::ForwardSession(std::span<const int32_t> ids, std::span<const int32_t> targets,
                                int64_t vocabSize, const RunOptions& options, int layers)
     : m_ids(ids), m_options(options), m_layers(layers) {
+    m_device = computeDevice(options);
     if (ids.empty()) throwModelError(ErrorKind::Usage, "the input has no tokens");
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (ids[i] < 0 || ids[i] >= vocabSize) {
@@ -35,6 +37,7 @@ ForwardSession::ForwardSession(std::span<const int32_t> ids, std::span<const int
     auto* p = m_idTensor.data_ptr<int64_t>();
     for (std::size_t i = 0; i < ids.size(); ++i)
         p[i] = ids[i];
+    m_idTensor = onDevice(m_idTensor, m_device);
     if (options.threads > 0) torch::set_num_threads(options.threads);
 }
 

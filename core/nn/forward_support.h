@@ -14,14 +14,16 @@ namespace gatescope::core {
 
 class ForwardSession {
 public:
-    /// Throws ModelError for an empty input, ids outside [0, vocabSize), or targets of the wrong
-    /// length. `options` must outlive the session.
+    /// Throws ModelError for an empty input, ids outside [0, vocabSize), targets of the wrong
+    /// length, or a device that cannot run here. `options` must outlive the session.
     ForwardSession(std::span<const int32_t> ids, std::span<const int32_t> targets,
                    int64_t vocabSize, const RunOptions& options, int layers = 0);
 
     int64_t n() const { return static_cast<int64_t>(m_ids.size()); }
-    /// int64 [N] tensor of the ids.
+    /// int64 [N] tensor of the ids, on device().
     const torch::Tensor& idTensor() const { return m_idTensor; }
+    /// Where the forward runs (RunOptions::device; throws in the constructor when unusable).
+    const torch::Device& device() const { return m_device; }
     /// targets[i] = ids[i + 1] unless given; -1 at the last position.
     std::span<const int32_t> targets() const { return m_targets; }
     /// Throws ModelError(Cancelled) when the caller asked to stop; reports progress.
@@ -31,6 +33,7 @@ public:
 private:
     std::span<const int32_t> m_ids;
     std::vector<int32_t> m_targets;
+    torch::Device m_device{torch::kCPU};
     torch::Tensor m_idTensor;
     const RunOptions& m_options;
     int m_layers;

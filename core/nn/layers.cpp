@@ -11,11 +11,21 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const Precision& precis
         m_weightBf16 = weight.to(torch::kBFloat16);
         if (bias.defined()) m_biasBf16 = bias.to(torch::kBFloat16);
     }
+    if (m_weightBf16.is_cuda()) {
+        return torch::linear(x.to(torch::kBFloat16), m_weightBf16, m_biasBf16);
+    }
     // bf16 GEMM with fp32 accumulation, output rounded to bf16, as under CUDA autocast.
     auto y = torch::matmul(x.to(torch::kBFloat16).to(torch::kFloat32),
                            m_weightBf16.to(torch::kFloat32).t());
     if (m_biasBf16.defined()) y = y + m_biasBf16.to(torch::kFloat32);
     return y.to(torch::kBFloat16);
+}
+
+Linear Linear::to(const torch::Device& device) const {
+    Linear moved;
+    moved.weight = weight.defined() ? weight.to(device) : weight;
+    moved.bias = bias.defined() ? bias.to(device) : bias;
+    return moved;
 }
 
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,

@@ -14,11 +14,15 @@ struct Precision {
     torch::ScalarType activation() const { return bf16 ? torch::kBFloat16 : torch::kFloat32; }
 };
 
-/// y = x W^T (+ b). Keeps a bf16 copy of the weight once bf16 is first used.
+/// y = x W^T (+ b). Keeps a bf16 copy of the weight once bf16 is first used. On the CPU the bf16
+/// GEMM is emulated in fp32 from bf16-rounded operands; on CUDA it is cuBLAS's bf16 GEMM (fp32
+/// accumulation, bf16 output), which is what CUDA autocast runs.
 struct Linear {
     torch::Tensor weight;  ///< [out, in] float32
     torch::Tensor bias;    ///< [out] or undefined
     torch::Tensor operator()(const torch::Tensor& x, const Precision& precision) const;
+    /// A copy with weight and bias on `device` (no cached bf16 copy).
+    Linear to(const torch::Device& device) const;
 
 private:
     mutable torch::Tensor m_weightBf16, m_biasBf16;

@@ -6,8 +6,54 @@
 namespace gatescope::core {
 
 namespace {
+
 constexpr int64_t kRowChunk = 256;
+constexpr int64_t kDeviceRowChunk = 1024;
+
+/// The same statistics with every reduction on the device (one host copy per chunk, no per-row
+/// synchronization): the target's log-probability by gather, its rank as the count of larger
+/// logits, entropy in float64 as on the CPU.
+void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& head,
+                               std::span<const int32_t> targets, const Precision& precision,
+                               bool keepLogits, ForwardResult& result) {
+    const int64_t n = hidden.size(0), vocab = head.vocabSize;
+    auto targetTensor = torch::empty({n}, torch::kInt64);
+    for (int64_t i = 0; i < n; ++i)
+        targetTensor.data_ptr<int64_t>()[i] = std::max<int32_t>(targets[i], 0);
+    targetTensor = targetTensor.to(hidden.device());
+    for (int64_t row0 = 0; row0 < n; row0 += kDeviceRowChunk) {
+        const int64_t rows = std::min(kDeviceRowChunk, n - row0);
+        auto raw = (*head.projection)(hidden.narrow(0, row0, rows), precision)
+                       .to(torch::kFloat32)
+                       .narrow(1, 0, vocab);
+        torch::Tensor capped = raw;
+        if (head.softcap) capped = *head.softcap * torch::tanh(raw / *head.softcap);
+        const torch::Tensor& scored = head.lossFromSoftcapped ? capped : raw;
+        auto logp = torch::log_softmax(scored.to(torch::kFloat64), 1);
+        auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32);
+        auto t = targetTensor.narrow(0, row0, rows).unsqueeze(1);
+        auto loss = (-logp.gather(1, t)).squeeze(1).to(torch::kFloat32);
+        auto rank = (scored > scored.gather(1, t)).sum(1).to(torch::kInt32);
+        auto stats = torch::stack({entropy, loss}).cpu().contiguous();
+        auto ranks = rank.cpu().contiguous();
+        const float* e = stats.data_ptr<float>();
+        const int32_t* rk = ranks.data_ptr<int32_t>();
+        for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = row0 + r;
+            result.entropy[i] = e[r];
+            if (targets[i] < 0) continue;
+            result.loss[i] = e[rows + r];
+            result.targetRank[i] = rk[r];
+        }
+        if (keepLogits) {
+            auto out = capped.contiguous().cpu();
+            std::memcpy(result.logits.data.data() + row0 * vocab, out.data_ptr<float>(),
+                        static_cast<std::size_t>(rows * vocab) * sizeof(float));
+        }
+    }
 }
+
+}  // namespace
 
 void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
                        std::span<const int32_t> targets, const Precision& precision,
@@ -20,6 +66,10 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
     if (keepLogits) {
         result.logits.shape = {n, vocab};
         result.logits.data.assign(static_cast<std::size_t>(n * vocab), 0.0f);
+    }
+    if (hidden.is_cuda()) {
+        computeTokenStatsOnDevice(hidden, head, targets, precision, keepLogits, result);
+        return;
     }
     for (int64_t row0 = 0; row0 < n; row0 += kRowChunk) {
         const int64_t rows = std::min(kRowChunk, n - row0);

@@ -5,9 +5,13 @@
 #include <fmt/format.h>
 
 #include "core/maps/head_maps.h"
+#include "core/torch_pch.h"
 #include "core/trace/layer_recorder.h"
 #include "data/trace/pyramid_geometry.h"
 #include "kernels/cpu/pyramid_builder.h"
+#ifdef GATESCOPE_HAS_CUDA
+#include "kernels/cuda/attention_cuda.h"
+#endif
 
 namespace gatescope::core {
 
@@ -52,6 +56,8 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
         if (!st) return st;
     }
     std::set<int> heads(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
+    if (rec.deviceFactors && spec.scoreKind == "additive_decay")
+        return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
     for (int head = 0; head < rec.attention.heads; ++head) {
         if (!heads.empty() && !heads.count(head)) continue;
         const auto factors = headFactors(rec, head);
@@ -82,6 +88,85 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
         }
     }
     return Ok{};
+}
+
+Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLevel,
+                                          int coarsestLevel,
+                                          const std::vector<kernels::MapKind>& maps,
+                                          const std::set<int>& heads) {
+#ifndef GATESCOPE_HAS_CUDA
+    return Error{ErrorKind::Internal, "device factors in a build without CUDA kernels", {}, {}};
+#else
+    const DeviceFactors& f = *rec.deviceFactors;
+    const int count = coarsestLevel - finestLevel + 1;
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA, 0);
+    std::vector<torch::Tensor> maxLevels, meanLevels;
+    std::vector<float*> maxPtrs, meanPtrs;
+    for (int i = 0; i < count; ++i) {
+        const int64_t side = kernels::cuda::pyramidSide(f.n, finestLevel + i);
+        maxLevels.push_back(torch::empty({side, side}, options));
+        meanLevels.push_back(torch::empty({side, side}, options));
+        maxPtrs.push_back(maxLevels.back().data_ptr<float>());
+        meanPtrs.push_back(meanLevels.back().data_ptr<float>());
+    }
+    const int group = std::max(1, f.heads / std::max(1, f.kvHeads));
+    std::vector<float> tile(kernels::kPyramidTile * kernels::kPyramidTile);
+    for (int head = 0; head < rec.attention.heads; ++head) {
+        if (!heads.empty() && !heads.count(head)) continue;
+        if (m_cancel && m_cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+        kernels::cuda::DeviceHeadFactors h;
+        h.n = f.n;
+        h.dk = f.dk;
+        h.dtype = kernels::cuda::DType::F32;
+        h.q = f.q + int64_t{head} * f.n * f.dk;
+        h.k = f.k + int64_t{head / group} * f.n * f.dk;
+        h.lse = f.lse + int64_t{head} * f.n;
+        h.logDecayCumsum =
+            f.logDecayCumsum && rec.attention.hasDecay ? f.logDecayCumsum + head * f.n : nullptr;
+        h.scale = static_cast<float>(rec.attention.scale);
+        h.window = rec.attention.window;
+        for (auto kind : maps) {
+            const std::string map = kernels::toString(kind);
+            const std::string error = kernels::cuda::buildPyramid(
+                h, kind, finestLevel, coarsestLevel, maxPtrs.data(), meanPtrs.data(), nullptr);
+            if (!error.empty()) {
+                return Error{
+                    ErrorKind::Internal,
+                    fmt::format("layer {} head {}: GPU pyramid: {}", rec.layer, head, error),
+                    {},
+                    {}};
+            }
+            for (int i = 0; i < count; ++i) {
+                const int level = finestLevel + i;
+                const int64_t side = maxLevels[i].size(0);
+                const auto hostMax = maxLevels[i].cpu();
+                const auto hostMean = meanLevels[i].cpu();
+                const int64_t tiles = (side + kernels::kPyramidTile - 1) / kernels::kPyramidTile;
+                for (int64_t tr = 0; tr < tiles; ++tr) {
+                    for (int64_t tc = 0; tc <= tr; ++tc) {
+                        for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
+                            const float* src =
+                                (pool == data::Pool::Max ? hostMax : hostMean).data_ptr<float>();
+                            std::fill(tile.begin(), tile.end(), 0.0f);
+                            const int64_t r0 = tr * kernels::kPyramidTile;
+                            const int64_t c0 = tc * kernels::kPyramidTile;
+                            const int64_t rows = std::min(kernels::kPyramidTile, side - r0);
+                            const int64_t cols = std::min(kernels::kPyramidTile, side - c0);
+                            for (int64_t r = 0; r < rows; ++r) {
+                                std::copy_n(src + (r0 + r) * side + c0, cols,
+                                            tile.data() + r * kernels::kPyramidTile);
+                            }
+                            auto st = m_writer.writePyramidTile(rec.layer, map, pool, level, head,
+                                                                tr, tc, tile.data());
+                            if (!st) return st;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return Ok{};
+#endif
 }
 
 }  // namespace gatescope::core

@@ -7,10 +7,12 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "core/model/probe.h"
 #include "core/trace/trace_job.h"
 #include "data/trace/trace_writer.h"
+#include "kernels/cpu/tile_source.h"
 
 namespace gatescope::core {
 
@@ -31,6 +33,11 @@ public:
 private:
     Status record(LayerRecord& record);
     Status writePyramids(const LayerRecord& record);
+    /// Additive-decay pyramids built on the GPU (kernels::cuda::buildPyramid) from
+    /// record.deviceFactors; only in builds with the CUDA kernels.
+    Status writeDevicePyramids(const LayerRecord& record, int finestLevel, int coarsestLevel,
+                               const std::vector<kernels::MapKind>& maps,
+                               const std::set<int>& heads);
 
     data::TraceWriter& m_writer;
     const TraceRequest& m_request;

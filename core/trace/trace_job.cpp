@@ -41,6 +41,8 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
         if (progress) progress({fraction, std::move(stage), tokens});
     };
     report(0.0, "loading", 0);
+    auto device = checkDevice(request.device);
+    if (!device) return device.error();
 
     auto checkpoint = Checkpoint::open(request.modelDir);
     if (!checkpoint) return checkpoint.error();
@@ -72,9 +74,11 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     if (!result) return result.error();
 
     report(0.97, "writing", n);
-    auto manifest = buildTraceManifest(**checkpoint, tok, request, *input, result->attentionPath);
+    auto manifest =
+        buildTraceManifest(**checkpoint, tok, request, *input, result->attentionPath, *device);
     if (!manifest) return manifest.error();
     if (auto st = (*writer)->writeManifest(*manifest); !st) return st.error();
+    const std::string attentionPath = result->attentionPath;
     if (auto st = (*writer)->writePerToken(perToken(std::move(*result))); !st) return st.error();
     if (cancel && cancel->load())
         return Error{ErrorKind::Cancelled, "cancelled", request.out.string(), {}};
@@ -85,6 +89,8 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     outcome.modelType = (*checkpoint)->modelType();
     outcome.tokens = n;
     outcome.layersRecorded = recorder.layersRecorded();
+    outcome.device = *device;
+    outcome.attentionPath = attentionPath;
     outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     report(1.0, "done", n);
     return outcome;

@@ -43,13 +43,16 @@ struct TraceOutcome {
     std::string modelType;
     int64_t tokens = 0;
     int layersRecorded = 0;
-    double seconds = 0;  ///< whole job, wall clock
+    double seconds = 0;         ///< whole job, wall clock
+    std::string device;         ///< checkDevice's description, as in the manifest
+    std::string attentionPath;  ///< which attention implementation ran (ForwardResult's)
 };
 
 /// Runs the job on the calling thread. `progress` is called on that thread; `cancel` (may be null)
 /// is polled between layers and pyramid tiles: when set, the job stops with ErrorKind::Cancelled
 /// and no file is left under request.out. Errors name the file and the problem (checkpoint,
-/// tokenizer, input, model, disk).
+/// tokenizer, input, model, disk); request.device "cuda" where no GPU can run fails first
+/// (ErrorKind::Unsupported), before anything is loaded: never a silent CPU run.
 Result<TraceOutcome> runTraceJob(const TraceRequest& request,
                                  const std::function<void(const TraceProgress&)>& progress,
                                  const std::atomic<bool>* cancel);

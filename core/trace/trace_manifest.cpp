@@ -7,7 +7,8 @@ namespace gatescope::core {
 
 Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const Tokenizer* tokenizer,
                                           const TraceRequest& request, const InputTokens& input,
-                                          const std::string& attentionPath) {
+                                          const std::string& attentionPath,
+                                          const std::string& device) {
     auto hashes = checkpoint.weightSha256();
     if (!hashes) return hashes.error();
     data::Manifest m;
@@ -23,7 +24,7 @@ Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const To
     m.inputKind = input.kind == InputKind::Text ? "text" : "ids";
     m.gatescopeVersion = gatescopeVersion();
     m.gitRevision = gatescopeGitRevision();
-    m.device = request.device;
+    m.device = device;
     m.dtypes = {{"weights", "float32"},
                 {"compute", std::string(toString(request.dtype))},
                 {"factors", request.writer.factorsAsF16 ? "float16" : "float32"}};

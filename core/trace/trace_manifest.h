@@ -14,8 +14,10 @@ namespace gatescope::core {
 
 /// Hashes the weight files (reads them all) and gathers config, tokenizer identity, input hash,
 /// version, device, dtypes and the attention path. `tokenizer` may be null (id inputs).
+/// `device` is checkDevice's description ("cpu", "cuda: NVIDIA H200 (sm_90, 132 SMs)").
 Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const Tokenizer* tokenizer,
                                           const TraceRequest& request, const InputTokens& input,
-                                          const std::string& attentionPath);
+                                          const std::string& attentionPath,
+                                          const std::string& device);
 
 }  // namespace gatescope::core

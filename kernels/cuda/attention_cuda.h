@@ -115,4 +115,8 @@ int deviceCount();
 /// "name (sm_XY, N SMs)" of the current device, or the CUDA error.
 std::string deviceDescription();
 
+/// Bytes of the current device's memory in use (total - free, cudaMemGetInfo: every process and
+/// allocator cache included), or -1 on error. For benchmarks' peak-memory polling.
+int64_t deviceMemoryUsed();
+
 }  // namespace gatescope::kernels::cuda

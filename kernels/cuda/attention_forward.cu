@@ -583,6 +583,15 @@ int deviceCount() {
     return count;
 }
 
+int64_t deviceMemoryUsed() {
+    size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return static_cast<int64_t>(totalBytes - freeBytes);
+}
+
 std::string deviceDescription() {
     int device = 0;
     cudaError_t error = cudaGetDevice(&device);

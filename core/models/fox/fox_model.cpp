@@ -7,6 +7,7 @@
 #include "core/models/fox/fox_config.h"
 #include "core/models/fox/fox_weights.h"
 #include "core/nn/attention.h"
+#include "core/nn/device.h"
 #include "core/nn/forward_support.h"
 #include "core/nn/tensor_convert.h"
 #include "core/nn/token_stats.h"
@@ -16,6 +17,25 @@ namespace gatescope::core::fox {
 namespace {
 
 constexpr double kQkNormEps = 1e-5;  // the official QK-norm uses the RMSNorm default, not norm_eps
+
+void moveWeights(FoxWeights& w, const DeviceMover& move) {
+    const bool tied = w.lmHead.weight.is_same(w.embeddings);
+    move(w.embeddings);
+    move(w.finalNorm);
+    if (tied) {
+        w.lmHead = Linear{};
+        w.lmHead.weight = w.embeddings;
+    } else {
+        move(w.lmHead);
+    }
+    for (auto& l : w.layers) {
+        for (auto* t : {&l.attnNorm, &l.mlpNorm, &l.forgetBias, &l.outputNorm, &l.qNorm, &l.kNorm})
+            move(*t);
+        for (auto* lin : {&l.q, &l.k, &l.v, &l.o, &l.kShift, &l.vShift, &l.forgetGate,
+                          &l.outputGate, &l.gateUp, &l.down})
+            move(*lin);
+    }
+}
 
 torch::Tensor gateActivation(const torch::Tensor& x, GateActivation act) {
     return act == GateActivation::Silu ? torch::silu(x) : torch::sigmoid(x);
@@ -48,33 +68,39 @@ private:
         ForwardSession session(ids, targetsIn, m_config.vocabSize, options, m_config.layers);
         const Precision precision{options.dtype == ComputeDType::BFloat16};
         const int64_t n = session.n();
+        const auto& device = session.device();
+        const FoxWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
         torch::Tensor cos, sin;
-        if (m_config.useRope)
+        if (m_config.useRope) {
             std::tie(cos, sin) = rotaryTables(n, m_config.headDim, m_config.ropeBase);
+            cos = onDevice(cos, device);
+            sin = onDevice(sin, device);
+        }
 
-        auto x = m_weights.embeddings.index_select(0, session.idTensor());
+        auto x = weights.embeddings.index_select(0, session.idTensor());
         for (int l = 0; l < m_config.layers; ++l) {
             session.beginLayer(l);
             const bool record = probe && probe->wantsLayer(l);
             LayerRecord rec;
             if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = block(l, x, cos, sin, precision, options, record ? &rec : nullptr);
+            x = block(weights.layers[l], l, x, cos, sin, precision, options,
+                      record ? &rec : nullptr);
             if (record) probe->onLayer(std::move(rec));
         }
         ForwardResult result;
-        auto hidden = rmsNorm(x, m_weights.finalNorm, m_config.normEps, torch::kFloat32);
+        auto hidden = rmsNorm(x, weights.finalNorm, m_config.normEps, torch::kFloat32);
         if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
-        LogitsHead head{&m_weights.lmHead, m_config.vocabSize, std::nullopt, false};
+        LogitsHead head{&weights.lmHead, m_config.vocabSize, std::nullopt, false};
         session.progress(0.99, "logits");
         computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
-        result.attentionPath = "cpu-blockwise";
+        result.attentionPath = attentionPathOn(device, "cpu-blockwise", "cuda-fused");
         return result;
     }
 
-    torch::Tensor block(int l, const torch::Tensor& x, const torch::Tensor& cos,
-                        const torch::Tensor& sin, const Precision& precision,
-                        const RunOptions& options, LayerRecord* rec) const {
-        const auto& w = m_weights.layers[l];
+    torch::Tensor block(const FoxLayerWeights& w, int l, const torch::Tensor& x,
+                        const torch::Tensor& cos, const torch::Tensor& sin,
+                        const Precision& precision, const RunOptions& options,
+                        LayerRecord* rec) const {
         const auto& c = m_config;
         const int64_t n = x.size(0), h = c.heads, hd = c.headDim;
         const auto act = precision.activation();
@@ -159,12 +185,14 @@ private:
                 rec->factors["log_decay_cumsum"] = toFloatArray(cumsum);
                 rec->logRetention = toFloatArray(logForget.unsqueeze(-1));
             }
+            attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
         }
         return out;
     }
 
     FoxConfig m_config;
     FoxWeights m_weights;
+    mutable DeviceWeightCache<FoxWeights> m_deviceWeights;
     ModelInfo m_info;
 };
 

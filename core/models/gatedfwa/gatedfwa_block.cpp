@@ -103,6 +103,7 @@ torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torc
             rec->factors["fgate_lambda"] = toFloatArray(gate.lambda);
             rec->logRetention = toFloatArray(gate.logGate.unsqueeze(-1));
         }
+        attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include "core/models/gatedfwa/gatedfwa_block.h"
 #include "core/models/gatedfwa/gatedfwa_config.h"
 #include "core/models/gatedfwa/gatedfwa_weights.h"
+#include "core/nn/device.h"
 #include "core/nn/forward_support.h"
 #include "core/nn/tensor_convert.h"
 #include "core/nn/token_stats.h"
@@ -10,6 +11,22 @@
 namespace gatescope::core::gatedfwa {
 
 namespace {
+
+void moveWeights(GatedFwaWeights& w, const DeviceMover& move) {
+    const bool tied = w.lmHead.weight.is_same(w.embeddings);
+    move(w.embeddings);
+    if (tied) {
+        w.lmHead = Linear{};
+        w.lmHead.weight = w.embeddings;
+    } else {
+        move(w.lmHead);
+    }
+    for (auto& l : w.layers) {
+        for (auto* lin : {&l.q, &l.k, &l.v, &l.proj, &l.kShift, &l.vShift, &l.fgate, &l.lambda,
+                          &l.fc, &l.mlpProj})
+            move(*lin);
+    }
+}
 
 class GatedFwaModel final : public Model {
 public:
@@ -39,19 +56,21 @@ private:
         const Precision precision{options.dtype == ComputeDType::BFloat16};
         // nanochat keeps its rotary tables in bf16 (also in a float32 model). Its rotation is
         // y1 = x1 cos + x2 sin, i.e. applyRotaryHalf's with the sine negated.
+        const auto& device = session.device();
+        const GatedFwaWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
         auto [cos, sin] = rotaryTables(session.n(), m_config.headDim, kRopeBase);
-        cos = roundTrip(cos, torch::kBFloat16);
-        sin = -roundTrip(sin, torch::kBFloat16);
+        cos = onDevice(roundTrip(cos, torch::kBFloat16), device);
+        sin = onDevice(-roundTrip(sin, torch::kBFloat16), device);
         const BlockContext context{m_config, precision, cos, sin, options.threads};
 
-        auto x = parameterFreeNorm(m_weights.embeddings.index_select(0, session.idTensor()),
+        auto x = parameterFreeNorm(weights.embeddings.index_select(0, session.idTensor()),
                                    torch::kFloat32);
         for (int l = 0; l < m_config.layers; ++l) {
             session.beginLayer(l);
             const bool record = probe && probe->wantsLayer(l);
             LayerRecord rec;
             if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = gatedFwaBlock(l, m_weights.layers[l], x, context, record ? &rec : nullptr);
+            x = gatedFwaBlock(l, weights.layers[l], x, context, record ? &rec : nullptr);
             if (record) probe->onLayer(std::move(rec));
         }
         ForwardResult result;
@@ -59,15 +78,16 @@ private:
         if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
         // Returned logits carry the inference softcap; loss, rank and entropy use the raw logits,
         // as nanochat's training and evaluation loss does.
-        LogitsHead head{&m_weights.lmHead, m_config.vocabSize, kLogitSoftcap, false};
+        LogitsHead head{&weights.lmHead, m_config.vocabSize, kLogitSoftcap, false};
         session.progress(0.99, "logits");
         computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
-        result.attentionPath = "cpu-blockwise";
+        result.attentionPath = attentionPathOn(device, "cpu-blockwise", "cuda-fused");
         return result;
     }
 
     GatedFwaConfig m_config;
     GatedFwaWeights m_weights;
+    mutable DeviceWeightCache<GatedFwaWeights> m_deviceWeights;
     ModelInfo m_info;
 };
 

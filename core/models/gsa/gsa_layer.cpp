@@ -74,6 +74,13 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
 
     auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
     auto logForgetH = headMajor(logForget), writeH = headMajor(write);
+    // No GPU kernel for the slot recurrence yet: on CUDA its inputs come to the CPU kernel and
+    // its output goes back (O(N d) each way); the model's attentionPath says so.
+    const auto device = normed.device();
+    if (device.is_cuda()) {
+        for (auto* t : {&qh, &kh, &vh, &logForgetH, &writeH})
+            *t = t->cpu();
+    }
     auto opts = torch::TensorOptions().dtype(torch::kFloat32);
     auto out = torch::empty({h, n, dv}, opts);
     torch::Tensor scores, probs, lse, cumsum;
@@ -110,7 +117,7 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
         throwModelError(ErrorKind::Internal, "GSA kernel rejected the layer's sizes");
     }
 
-    auto o = out.to(act).permute({1, 0, 2}).reshape({n, h * dv});
+    auto o = out.to(device).to(act).permute({1, 0, 2}).reshape({n, h * dv});
     o = rmsNorm(torch::silu(o), w.gNorm, kOutputNormEps, act);
     auto y = w.o(o, precision).to(torch::kFloat32);
 

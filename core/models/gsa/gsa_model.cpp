@@ -3,11 +3,23 @@
 #include "core/models/gsa/gsa_config.h"
 #include "core/models/gsa/gsa_layer.h"
 #include "core/models/gsa/gsa_weights.h"
+#include "core/nn/device.h"
 #include "core/nn/tensor_convert.h"
 
 namespace gatescope::core::gsa {
 
 namespace {
+
+void moveWeights(GsaWeights& w, const DeviceMover& move) {
+    moveFlaStack(w.stack, move);
+    for (auto& l : w.layers) {
+        for (auto* lin : {&l.q, &l.k, &l.v, &l.f, &l.o, &l.featureMap})
+            move(*lin);
+        for (auto* t : {&l.qConv.weight, &l.qConv.bias, &l.kConv.weight, &l.kConv.bias,
+                        &l.vConv.weight, &l.vConv.bias, &l.gNorm})
+            move(*t);
+    }
+}
 
 class GsaModel final : public Model {
 public:
@@ -29,17 +41,24 @@ public:
     Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
                                   const RunOptions& options, Probe* probe) override {
         return guarded<ForwardResult>([&] {
+            const auto device = computeDevice(options);
+            const GsaWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
             auto mixer = [&](int l, const torch::Tensor& normed, const Precision& precision,
                              int threads, LayerRecord* rec) {
-                return gsaAttention(m_config, m_weights.layers[l], normed, precision, threads, rec);
+                return gsaAttention(m_config, weights.layers[l], normed, precision, threads, rec);
             };
-            return m_weights.stack.run(ids, targets, options, probe, mixer, "cpu-chunked-gsa");
+            // On CUDA everything but the slot recurrence runs on the GPU; that op (no GPU
+            // kernel yet) runs on the CPU, which the path says.
+            return weights.stack.run(
+                ids, targets, options, probe, mixer,
+                attentionPathOn(device, "cpu-chunked-gsa", "cuda+cpu-chunked-gsa (GSA op on CPU)"));
         });
     }
 
 private:
     GsaConfig m_config;
     GsaWeights m_weights;
+    DeviceWeightCache<GsaWeights> m_deviceWeights;
     ModelInfo m_info;
 };
 

@@ -1,5 +1,8 @@
 #include "core/models/power/power_attention_op.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kernels/cpu/parallel_for.h"
@@ -28,6 +31,39 @@ torch::Tensor contiguousFloat(const torch::Tensor& t) {
     return t.defined() ? t.to(torch::kFloat32).contiguous() : t;
 }
 
+/// The same math with LibTorch ops on the tensors' device (CUDA), query rows in chunks so that
+/// at most about 2^26 scores exist at once: memory O(N (d + chunk)) per call, never N x N.
+PowerAttentionOutput chunkedPowerAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                           const torch::Tensor& v, const torch::Tensor& g,
+                                           double scale, int degree, bool bf16Probs) {
+    const int64_t heads = q.size(0), n = q.size(1), group = heads / k.size(0);
+    auto kq = group == 1 ? k : k.repeat_interleave(group, 0);
+    auto vq = group == 1 ? v : v.repeat_interleave(group, 0);
+    auto gq = g.defined() && group > 1 ? g.repeat_interleave(group, 0) : g;
+    PowerAttentionOutput result{torch::empty({heads, n, v.size(2)}, q.options()),
+                                torch::empty({heads, n}, q.options())};
+    const int64_t chunk = std::clamp<int64_t>((int64_t{1} << 26) / (heads * n), 16, 1024);
+    const auto negInf = -std::numeric_limits<float>::infinity();
+    for (int64_t i0 = 0; i0 < n; i0 += chunk) {
+        const int64_t rows = std::min(chunk, n - i0), keys = i0 + rows;
+        auto dots = torch::matmul(q.narrow(1, i0, rows), kq.narrow(1, 0, keys).transpose(1, 2));
+        auto s = degree * torch::log(torch::abs(dots * scale) + kernels::kPowerLogEps);
+        if (gq.defined()) {
+            s = s + gq.narrow(1, i0, rows).unsqueeze(2) - gq.narrow(1, 0, keys).unsqueeze(1);
+        }
+        auto rowIndex = torch::arange(i0, keys, q.options().dtype(torch::kInt64)).unsqueeze(1);
+        auto colIndex = torch::arange(0, keys, q.options().dtype(torch::kInt64)).unsqueeze(0);
+        s = s.masked_fill(colIndex > rowIndex, negInf);
+        auto m = std::get<0>(s.max(2, true));
+        auto w = torch::exp(s - m);
+        if (bf16Probs) w = w.to(torch::kBFloat16).to(torch::kFloat32);
+        auto l = w.sum(2, true) + kernels::kPowerRowSumEps;
+        result.out.narrow(1, i0, rows).copy_(torch::matmul(w, vq.narrow(1, 0, keys)) / l);
+        result.logNormalizer.narrow(1, i0, rows).copy_((m + torch::log(l)).squeeze(2));
+    }
+    return result;
+}
+
 }  // namespace
 
 PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor& k,
@@ -35,6 +71,7 @@ PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor&
                                     double scale, int degree, bool bf16Probs, int threads) {
     auto qc = contiguousFloat(q), kc = contiguousFloat(k), vc = contiguousFloat(v);
     auto gc = contiguousFloat(logDecayCumsum);
+    if (qc.is_cuda()) return chunkedPowerAttention(qc, kc, vc, gc, scale, degree, bf16Probs);
     const int64_t heads = qc.size(0), n = qc.size(1), dk = qc.size(2);
     const int64_t group = heads / kc.size(0), dv = vc.size(2);
 
@@ -58,6 +95,14 @@ PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor&
 
 PowerStateNorms powerStateNorms(const torch::Tensor& k, const torch::Tensor& v,
                                 const torch::Tensor& logDecayCumsum, int degree, int threads) {
+    if (k.is_cuda()) {
+        // No GPU version of the state-norm recurrence yet: O(N d^p) on the CPU, then back.
+        const auto cpu = torch::Device(torch::kCPU);
+        auto norms = powerStateNorms(
+            k.to(cpu), v.to(cpu),
+            logDecayCumsum.defined() ? logDecayCumsum.to(cpu) : logDecayCumsum, degree, threads);
+        return {norms.state.to(k.device()), norms.normalizer.to(k.device())};
+    }
     auto kc = contiguousFloat(k), vc = contiguousFloat(v), gc = contiguousFloat(logDecayCumsum);
     const int64_t kvHeads = kc.size(0), n = kc.size(1);
     PowerStateNorms result{torch::empty({kvHeads, n}, torch::kFloat32),

@@ -4,6 +4,7 @@
 #include "core/models/power/power_layer.h"
 #include "core/models/power/power_rotary.h"
 #include "core/models/power/power_weights.h"
+#include "core/nn/device.h"
 #include "core/nn/forward_support.h"
 #include "core/nn/tensor_convert.h"
 #include "core/nn/token_stats.h"
@@ -11,6 +12,24 @@
 namespace gatescope::core::power {
 
 namespace {
+
+void moveWeights(PowerWeights& w, const DeviceMover& move) {
+    const bool tied = w.lmHead.weight.is_same(w.embeddings);
+    for (auto* t : {&w.embeddings, &w.lnFWeight, &w.lnFBias})
+        move(*t);
+    if (tied) {
+        w.lmHead = Linear{};
+        w.lmHead.weight = w.embeddings;
+    } else {
+        move(w.lmHead);
+    }
+    for (auto& l : w.layers) {
+        for (auto* t : {&l.ln1Weight, &l.ln1Bias, &l.ln2Weight, &l.ln2Bias})
+            move(*t);
+        for (auto* lin : {&l.qkvg, &l.attnOut, &l.fc, &l.mlpOut})
+            move(*lin);
+    }
+}
 
 class PowerModel final : public Model {
 public:
@@ -39,34 +58,40 @@ private:
         ForwardSession session(ids, targetsIn, m_config.vocabSize, options, m_config.layers);
         const Precision precision{options.dtype == ComputeDType::BFloat16};
         // The rotary depends on the whole traced length, as train/model.py computes it.
+        const auto& device = session.device();
+        const PowerWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
         auto [sin, cos] = sequenceRotaryTables(session.n(), m_config.headDim);
+        sin = onDevice(sin, device);
+        cos = onDevice(cos, device);
         const BlockContext ctx{m_config, precision, sin, cos, options.threads};
 
         // GPT.forward casts the embeddings to the autocast dtype: under bf16 the residual
         // stream itself is bfloat16.
-        auto x =
-            m_weights.embeddings.index_select(0, session.idTensor()).to(precision.activation());
+        auto x = weights.embeddings.index_select(0, session.idTensor()).to(precision.activation());
         for (int l = 0; l < m_config.layers; ++l) {
             session.beginLayer(l);
             const bool record = probe && probe->wantsLayer(l);
             LayerRecord rec;
             if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = runBlock(ctx, l, m_weights.layers[l], x, record ? &rec : nullptr);
+            x = runBlock(ctx, l, weights.layers[l], x, record ? &rec : nullptr);
             if (record) probe->onLayer(std::move(rec));
         }
         ForwardResult result;
-        auto hidden = modelLayerNorm(x, m_weights.lnFWeight, m_weights.lnFBias);
+        auto hidden = modelLayerNorm(x, weights.lnFWeight, weights.lnFBias);
         if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
-        LogitsHead head{&m_weights.lmHead, m_config.vocabSize, std::nullopt, false};
+        LogitsHead head{&weights.lmHead, m_config.vocabSize, std::nullopt, false};
         session.progress(0.99, "logits");
         computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
         result.attentionPath =
-            m_config.kernel == AttentionKernel::Power ? "cpu-blockwise-power" : "cpu-blockwise";
+            m_config.kernel == AttentionKernel::Power
+                ? attentionPathOn(device, "cpu-blockwise-power", "cuda-torch-chunked-power")
+                : attentionPathOn(device, "cpu-blockwise", "cuda-fused");
         return result;
     }
 
     PowerConfig m_config;
     PowerWeights m_weights;
+    mutable DeviceWeightCache<PowerWeights> m_deviceWeights;
     ModelInfo m_info;
 };
 

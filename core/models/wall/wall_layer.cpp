@@ -66,6 +66,8 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
     auto v = w.v(normed, precision).view({n, hkv, hd});
     if (c.useRope) {
         auto [cos, sin] = rotaryTables(n, hd, c.ropeTheta);
+        cos = cos.to(normed.device());
+        sin = sin.to(normed.device());
         q = applyRotaryHalf(q, cos, sin);
         k = applyRotaryHalf(k, cos, sin);
     }
@@ -76,6 +78,14 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
         cumsum = headMajor(gates.to(torch::kFloat64).cumsum(0));
     }
     auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
+    // No GPU kernel for the anchored forward yet: on CUDA its inputs come to the CPU kernel and
+    // the output goes back (O(N d) each way); the model's attentionPath says so.
+    const auto device = normed.device();
+    if (device.is_cuda()) {
+        for (auto* t : {&qh, &kh, &vh, &cumsum}) {
+            if (t->defined()) *t = t->cpu();
+        }
+    }
     auto out = torch::empty({h, n, hd}, torch::kFloat32);
     auto lse = torch::empty({h, n}, torch::kFloat32);
     const double scale = 1.0 / std::sqrt(double(hd));
@@ -99,7 +109,7 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
     options.roundProbsToBf16 = precision.bf16;
     kernels::wallForwardHeads(heads.data(), static_cast<int>(h), outs.data(), lses.data(), options,
                               threads);
-    auto o = out.to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
+    auto o = out.to(device).to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
     auto y = w.o(o, precision).to(torch::kFloat32);
     if (rec) record(c, *rec, qh, kh, vh, lse, gates, cumsum, scale);
     return y;

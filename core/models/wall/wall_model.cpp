@@ -3,11 +3,20 @@
 #include "core/models/wall/wall_config.h"
 #include "core/models/wall/wall_layer.h"
 #include "core/models/wall/wall_weights.h"
+#include "core/nn/device.h"
 #include "core/nn/tensor_convert.h"
 
 namespace gatescope::core::wall {
 
 namespace {
+
+void moveWeights(WallWeights& w, const DeviceMover& move) {
+    moveFlaStack(w.stack, move);
+    for (auto& l : w.layers) {
+        for (auto* lin : {&l.q, &l.k, &l.v, &l.g, &l.o})
+            move(*lin);
+    }
+}
 
 class WallModel final : public Model {
 public:
@@ -29,18 +38,23 @@ public:
     Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
                                   const RunOptions& options, Probe* probe) override {
         return guarded<ForwardResult>([&] {
+            const auto device = computeDevice(options);
+            const WallWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
             auto mixer = [&](int l, const torch::Tensor& normed, const Precision& precision,
                              int threads, LayerRecord* rec) {
-                return wallAttention(m_config, m_weights.layers[l], normed, precision, threads,
-                                     rec);
+                return wallAttention(m_config, weights.layers[l], normed, precision, threads, rec);
             };
-            return m_weights.stack.run(ids, targets, options, probe, mixer, "cpu-blockwise-wall");
+            // On CUDA the anchored attention op (no GPU kernel yet) runs on the CPU.
+            return weights.stack.run(ids, targets, options, probe, mixer,
+                                     attentionPathOn(device, "cpu-blockwise-wall",
+                                                     "cuda+cpu-blockwise-wall (Wall op on CPU)"));
         });
     }
 
 private:
     WallConfig m_config;
     WallWeights m_weights;
+    DeviceWeightCache<WallWeights> m_deviceWeights;
     ModelInfo m_info;
 };
 
