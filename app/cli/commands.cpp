@@ -10,6 +10,13 @@ const std::vector<CommandSpec>& commandTable() {
         {"demo", "Write a sample trace from a small bundled-spec model and print its summary",
          &makeDemoCommand},
         {"open", "Open a trace in the viewer (also: `gatescope FILE`)", &makeOpenCommand},
+        {"stats", "Loss curves, gate and attention statistics of traces (JSON/CSV)",
+         &makeStatsCommand},
+        {"batch", "Run a recipe of checkpoints x inputs: traces, analyses, summary (resumable, "
+                  "sharded, MPI)",
+         &makeBatchCommand},
+        {"niah", "Needle-in-a-haystack grid: exact-match scores, heatmap, one trace per cell",
+         &makeNiahCommand},
     };
     return table;
 }

@@ -12,6 +12,9 @@ std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeTraceCommand();
 std::unique_ptr<Command> makeDemoCommand();
 std::unique_ptr<Command> makeOpenCommand();
+std::unique_ptr<Command> makeStatsCommand();
+std::unique_ptr<Command> makeBatchCommand();
+std::unique_ptr<Command> makeNiahCommand();
 
 }  // namespace gatescope::app
 

@@ -1,0 +1,31 @@
+// When gatescope runs under mpirun (OpenMPI, or any launcher that sets PMI_* variables), the
+// rank and size of this process, and a barrier. Built with MPI (GATESCOPE_WITH_MPI), it is a real
+// MPI session (MPI_Init ... MPI_Finalize); without, ranks come from the launcher's environment and
+// there is no barrier.
+#pragma once
+
+#include <memory>
+
+namespace gatescope::app {
+
+class MpiSession {
+public:
+    /// A session when the process was started by an MPI launcher, else null.
+    static std::unique_ptr<MpiSession> startIfLaunched();
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+
+    int rank() const { return m_rank; }
+    int size() const { return m_size; }
+    /// Whether barrier() really waits for every rank (built with MPI).
+    bool canSynchronize() const;
+    /// Waits for every rank (a no-op without MPI).
+    void barrier();
+
+private:
+    MpiSession(int rank, int size) : m_rank(rank), m_size(size) {}
+    int m_rank = 0, m_size = 1;
+};
+
+}  // namespace gatescope::app

@@ -1,0 +1,128 @@
+// `gatescope stats TRACE...`: loss curves over the traces (documents of one model), gate statistics
+// and (with --attention) per-head attention statistics, printed as a summary, and written as JSON
+// and CSV tables on request.
+#include <cmath>
+
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include "app/cli/command.h"
+#include "app/cli/commands.h"
+#include "app/cli/interrupt.h"
+#include "app/cli/list_parsing.h"
+#include "app/cli/report.h"
+#include "core/analysis/stats_report.h"
+#include "data/common/atomic_file.h"
+
+namespace gatescope::app {
+
+namespace {
+
+void printSummary(const nlohmann::json& r) {
+    if (r.contains("loss")) {
+        const auto& loss = r["loss"];
+        fmt::print(
+            "loss over {} document(s): mean {:.4f} nats; best-context loss {:.4f} at "
+            "context ~{:.0f}\n",
+            loss["documents"].get<int64_t>(), loss["mean_loss"].get<double>(),
+            loss["best_context"]["loss"].get<double>(),
+            loss["best_context"]["context_length"].get<double>());
+        fmt::print("  exponential bins ({} per octave): ", loss["bins_per_octave"].get<int>());
+        for (const auto& b : loss["exponential_bins"])
+            if (b["count"].get<int64_t>() > 0)
+                fmt::print("{:.0f}:{:.3f} ", b["center"].get<double>(),
+                           b["mean_loss"].get<double>());
+        fmt::print("\n");
+    }
+    for (const auto& t : r["traces"]) {
+        fmt::print("{} ({}, {} tokens)\n", t["path"].get<std::string>(),
+                   t["model_type"].get<std::string>(), t["n_tokens"].get<int64_t>());
+        for (const auto& g : t.value("gates", nlohmann::json::array()))
+            fmt::print(
+                "  layer {:>2} gates: timescale min/median/max {:.1f}/{:.1f}/{:.1f} tokens; "
+                "always-on {}, dynamic {}, static {}\n",
+                g["layer"].get<int>(), g["timescale_min"].get<double>(),
+                g["timescale_median"].get<double>(), g["timescale_max"].get<double>(),
+                g["always_on"].get<int>(), g["dynamic"].get<int>(), g["static"].get<int>());
+        for (const auto& a : t.value("attention", nlohmann::json::array()))
+            for (const auto& h : a["heads"])
+                fmt::print(
+                    "  layer {:>2} head {:>2}: entropy {:.3f}, sink {:.3f}, argmax distance "
+                    "{:.1f}, mean distance {:.1f}, negligible blocks {:.3f}\n",
+                    a["layer"].get<int>(), h["head"].get<int>(), h["mean_entropy"].get<double>(),
+                    h["sink_mass"].get<double>(), h["mean_argmax_distance"].get<double>(),
+                    h["mean_distance"].get<double>(), h["negligible_block_fraction"].get<double>());
+    }
+}
+
+class StatsCommand final : public Command {
+public:
+    void declare(CLI::App& sub) override {
+        sub.add_option("traces", m_paths,
+                       "Trace files (.h5); their per-token losses are the "
+                       "documents of the loss curves")
+            ->required();
+        sub.add_flag("--attention", m_attention,
+                     "Also per-head attention statistics (exact, O(N^2) work, bounded memory)");
+        sub.add_flag("--no-gates", m_noGates, "Skip gate statistics");
+        sub.add_option("--layers", m_layers, "Layers, e.g. 0,2-5 (default: all recorded)");
+        sub.add_option("--heads", m_heads, "Heads for --attention (default: all)");
+        sub.add_option("--bin-width", m_options.linearBinWidth, "Linear bin width in positions")
+            ->capture_default_str();
+        sub.add_option("--bins-per-octave", m_options.binsPerOctave,
+                       "Exponential bins per doubling of the context")
+            ->capture_default_str();
+        sub.add_option("--smooth", m_options.smoothingWindow,
+                       "Centered moving-average window (positions)")
+            ->capture_default_str();
+        sub.add_option("--horizon-threshold", m_options.gate.horizonThreshold,
+                       "Memory horizon: cumulative retention threshold")
+            ->capture_default_str();
+        sub.add_option("--threads", m_options.attentionOptions.threads, "Workers (0: all cores)");
+        sub.add_option("--json", m_json, "Write the whole report as JSON to this file");
+        sub.add_option("--csv", m_csv, "Write CSV tables into this folder");
+    }
+
+    int run() override {
+        auto layers = parseIndexList(m_layers, "--layers");
+        if (!layers) return reportError(layers.error());
+        auto heads = parseIndexList(m_heads, "--heads");
+        if (!heads) return reportError(heads.error());
+        m_options.layers = *layers;
+        m_options.attention = m_attention;
+        m_options.gates = !m_noGates;
+        m_options.attentionOptions.heads = *heads;
+        m_options.attentionOptions.cancel = &installInterruptFlag();
+        std::vector<std::shared_ptr<const data::TraceReader>> traces;
+        for (const auto& p : m_paths) {
+            auto reader = data::TraceReader::open(p);
+            if (!reader) return reportError(reader.error());
+            traces.push_back(*reader);
+        }
+        auto report = core::statsReport(traces, m_options);
+        if (!report) return reportError(report.error());
+        printSummary(*report);
+        if (!m_json.empty()) {
+            if (auto st = data::writeFileAtomically(m_json, report->dump(1)); !st)
+                return reportError(st.error());
+        }
+        if (!m_csv.empty()) {
+            if (auto st = core::writeStatsCsv(*report, m_csv); !st) return reportError(st.error());
+        }
+        return kExitOk;
+    }
+
+private:
+    std::vector<std::string> m_paths;
+    core::StatsOptions m_options;
+    bool m_attention = false, m_noGates = false;
+    std::string m_layers, m_heads, m_json, m_csv;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> makeStatsCommand() {
+    return std::make_unique<StatsCommand>();
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,43 @@
+// The `gatescope stats` report: loss curves over one or more traces (documents), and per trace the
+// gate and attention statistics of every recorded layer, as one JSON document and as CSV tables.
+// Shared by the CLI and batch runs.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/attention_stats.h"
+#include "core/analysis/gate_stats.h"
+#include "data/common/result.h"
+#include "data/trace/trace_reader.h"
+
+namespace gatescope::core {
+
+struct StatsOptions {
+    bool loss = true;
+    bool gates = true;
+    bool attention = false;   ///< O(N^2) work per head (bounded memory): opt in
+    std::vector<int> layers;  ///< empty: every recorded layer
+    int64_t linearBinWidth = 256;
+    int binsPerOctave = 4;
+    int smoothingWindow = 101;
+    GateStatsOptions gate;
+    AttentionStatsOptions attentionOptions;
+};
+
+/// Computes the report. Traces are the documents of the loss curves (they should come from one
+/// model). Errors name the trace and dataset.
+Result<nlohmann::json> statsReport(
+    const std::vector<std::shared_ptr<const data::TraceReader>>& traces,
+    const StatsOptions& options);
+
+/// Writes the report's tables as CSV files into `dir` (created): loss_by_position.csv,
+/// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv (those present). Each file is
+/// written to a temporary name and renamed, so a failure leaves no half-written table.
+Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& dir);
+
+}  // namespace gatescope::core

@@ -1,0 +1,111 @@
+#include "core/batch/batch_recipe.h"
+
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gatescope::core {
+
+namespace {
+
+struct Reader {
+    const std::filesystem::path& file;
+    Error error(const std::string& key, const std::string& what) const {
+        return Error{ErrorKind::Format, what, file.string(), key};
+    }
+};
+
+Result<InputKind> parseKind(const std::string& text, const Reader& r) {
+    for (auto kind :
+         {InputKind::Auto, InputKind::Text, InputKind::Ids, InputKind::Npy, InputKind::Safetensors})
+        if (text == toString(kind)) return kind;
+    return r.error("inputs", "unknown input kind '" + text + "'");
+}
+
+Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
+    const std::string dtype = t.value("dtype", "float32");
+    if (dtype != "float32" && dtype != "bfloat16")
+        return r.error("trace.dtype", "float32 or bfloat16");
+    out.dtype = dtype == "bfloat16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
+    out.device = t.value("device", "cpu");
+    out.threads = t.value("threads", 0);
+    out.layers = t.value("layers", std::vector<int>{});
+    out.storePyramids = t.value("pyramids", true);
+    out.storeFactors = t.value("factors", true);
+    out.storeValues = t.value("values", false);
+    out.pyramidFinestSide = t.value("pyramid_side", int64_t{1024});
+    const std::string compression = t.value("compression", "deflate");
+    const std::map<std::string, data::Compression> names = {{"deflate", data::Compression::Deflate},
+                                                            {"zstd", data::Compression::Zstd},
+                                                            {"lz4", data::Compression::Lz4},
+                                                            {"none", data::Compression::None}};
+    if (!names.count(compression))
+        return r.error("trace.compression", "deflate, zstd, lz4 or none");
+    out.writer.compression = names.at(compression);
+    return Ok{};
+}
+
+}  // namespace
+
+Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) return Error{ErrorKind::Io, "cannot open the recipe", file.string(), {}};
+    BatchRecipe recipe;
+    recipe.file = std::filesystem::absolute(file);
+    const Reader r{recipe.file};
+    try {
+        recipe.source = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        return r.error({}, std::string("not valid JSON: ") + e.what());
+    }
+    const auto& j = recipe.source;
+    const auto base = recipe.file.parent_path();
+    try {
+        if (!j.contains("output")) return r.error("output", "the results folder is required");
+        recipe.output = base / j["output"].get<std::string>();
+        std::set<std::string> names;
+        for (const auto& c : j.value("checkpoints", nlohmann::json::array())) {
+            RecipeCheckpoint cp;
+            cp.path =
+                base / (c.is_string() ? c.get<std::string>() : c.at("path").get<std::string>());
+            cp.name = c.is_object() && c.contains("name") ? c["name"].get<std::string>()
+                                                          : cp.path.filename().string();
+            if (!names.insert(cp.name).second)
+                return r.error("checkpoints", "two checkpoints are named '" + cp.name +
+                                                  "': give them distinct \"name\"s");
+            recipe.checkpoints.push_back(std::move(cp));
+        }
+        for (const auto& i : j.value("inputs", nlohmann::json::array())) {
+            RecipeInput input;
+            input.path =
+                base / (i.is_string() ? i.get<std::string>() : i.at("path").get<std::string>());
+            if (i.is_object() && i.contains("kind")) {
+                auto kind = parseKind(i["kind"].get<std::string>(), r);
+                if (!kind) return kind.error();
+                input.kind = *kind;
+            }
+            recipe.inputs.push_back(std::move(input));
+        }
+        if (recipe.checkpoints.empty() || recipe.inputs.empty())
+            return r.error("checkpoints", "a recipe needs at least one checkpoint and one input");
+        recipe.maxTokens = j.value("max_tokens", int64_t{0});
+        recipe.tokenBudget = j.value("token_budget", int64_t{0});
+        if (recipe.maxTokens < 0 || recipe.tokenBudget < 0)
+            return r.error("max_tokens", "max_tokens and token_budget must be >= 0");
+        if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
+            return st.error();
+        const auto a = j.value("analyses", nlohmann::json::object());
+        recipe.analyses.loss = a.value("loss", true);
+        recipe.analyses.gates = a.value("gates", true);
+        recipe.analyses.attention = a.value("attention", false);
+        recipe.analyses.linearBinWidth = a.value("bin_width", int64_t{256});
+        recipe.analyses.binsPerOctave = a.value("bins_per_octave", 4);
+        recipe.analyses.smoothingWindow = a.value("smoothing_window", 101);
+    } catch (const nlohmann::json::exception& e) {
+        return r.error({}, std::string("unexpected value: ") + e.what());
+    }
+    return recipe;
+}
+
+}  // namespace gatescope::core

@@ -1,0 +1,162 @@
+#include "core/batch/batch_runner.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/build_info.h"
+#include "data/common/atomic_file.h"
+#include "data/trace/trace_reader.h"
+
+namespace gatescope::core {
+
+namespace {
+
+std::filesystem::path statusPath(const BatchRecipe& r, const BatchRun& run) {
+    return r.output / "status" / (runFileName(run.id) + ".json");
+}
+
+nlohmann::json statusJson(const RunStatus& s, const BatchRun& run) {
+    return {{"id", s.id},
+            {"state", s.state},
+            {"tokens", s.tokens},
+            {"seconds", s.seconds},
+            {"mean_loss", s.meanLoss},
+            {"error", s.error},
+            {"trace", run.trace.string()},
+            {"checkpoint", run.checkpoint}};
+}
+
+}  // namespace
+
+RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
+    RunStatus s{run.id, "pending"};
+    std::ifstream in(statusPath(r, run));
+    if (!in) return s;
+    try {
+        const auto j = nlohmann::json::parse(in);
+        s.state = j.value("state", "pending");
+        s.tokens = j.value("tokens", int64_t{0});
+        s.seconds = j.value("seconds", 0.0);
+        s.meanLoss = j.value("mean_loss", 0.0);
+        s.error = j.value("error", "");
+    } catch (const nlohmann::json::exception&) {
+        return s;  // unreadable status: run it again
+    }
+    if (s.state == "done" && !std::filesystem::exists(r.output / run.trace)) s.state = "pending";
+    return s;
+}
+
+namespace {
+
+double meanLoss(const std::filesystem::path& trace) {
+    auto reader = data::TraceReader::open(trace);
+    if (!reader) return NAN;
+    auto perToken = (*reader)->perToken();
+    if (!perToken) return NAN;
+    double sum = 0;
+    int64_t n = 0;
+    for (float l : perToken->loss)
+        if (!std::isnan(l)) sum += l, ++n;
+    return n ? sum / n : NAN;
+}
+
+RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const std::atomic<bool>* cancel,
+                  const std::function<void(double)>& onFraction) {
+    RunStatus s{run.id, "failed"};
+    if (run.planError) {
+        s.error = run.planError->describe();
+        return s;
+    }
+    TraceRequest request = recipe.trace;
+    request.modelDir = run.checkpointDir;
+    request.input = run.input;
+    request.out = recipe.output / run.trace;
+    std::error_code ec;
+    std::filesystem::create_directories(request.out.parent_path(), ec);
+    auto outcome = runTraceJob(
+        request, [&](const TraceProgress& p) { onFraction(p.fraction); }, cancel);
+    if (!outcome) {
+        s.state = outcome.error().kind == ErrorKind::Cancelled ? "pending" : "failed";
+        s.error = outcome.error().describe();
+        return s;
+    }
+    s.state = "done";
+    s.tokens = outcome->tokens;
+    s.seconds = outcome->seconds;
+    s.meanLoss = meanLoss(request.out);
+    return s;
+}
+
+Status writeManifest(const BatchRecipe& recipe, const std::vector<BatchRun>& plan) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& run : plan)
+        runs.push_back({{"index", run.index},
+                        {"id", run.id},
+                        {"checkpoint", run.checkpoint},
+                        {"checkpoint_dir", run.checkpointDir.string()},
+                        {"input", run.input.path.string()},
+                        {"kind", toString(run.input.kind)},
+                        {"begin", run.input.begin},
+                        {"end", run.input.end ? nlohmann::json(*run.input.end) : nullptr},
+                        {"trace", run.trace.string()}});
+    const nlohmann::json manifest = {{"gatescope_version", gatescopeVersion()},
+                                     {"git_revision", gatescopeGitRevision()},
+                                     {"recipe_file", recipe.file.string()},
+                                     {"recipe", recipe.source},
+                                     {"runs", runs}};
+    return data::writeFileAtomically(recipe.output / "manifest.json", manifest.dump(1));
+}
+
+}  // namespace
+
+Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<BatchRun>& plan,
+                              Shard shard,
+                              const std::function<void(const BatchProgress&)>& progress,
+                              const std::atomic<bool>* cancel) {
+    std::error_code ec;
+    std::filesystem::create_directories(recipe.output / "status", ec);
+    if (ec)
+        return Error{ErrorKind::Io,
+                     "cannot create the output folder: " + ec.message(),
+                     recipe.output.string(),
+                     {}};
+    if (auto st = writeManifest(recipe, plan); !st) return st.error();
+    std::vector<const BatchRun*> mine;
+    for (const auto& run : plan)
+        if (run.index % shard.count == shard.index) mine.push_back(&run);
+    ShardOutcome outcome;
+    BatchProgress p{0, static_cast<int>(mine.size())};
+    for (const BatchRun* run : mine) {
+        if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+        p.run = run->id;
+        if (readRunStatus(recipe, *run).state == "done") {
+            ++outcome.skipped;
+            ++p.done;
+            p.state = "already done";
+            if (progress) progress(p);
+            continue;
+        }
+        p.state = "running";
+        p.runFraction = 0;
+        if (progress) progress(p);
+        const RunStatus s = execute(recipe, *run, cancel, [&](double f) {
+            p.runFraction = f;
+            if (progress) progress(p);
+        });
+        if (s.state == "pending") return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+        if (auto st =
+                data::writeFileAtomically(statusPath(recipe, *run), statusJson(s, *run).dump(1));
+            !st)
+            return st.error();
+        ++outcome.ran;
+        if (s.state == "failed") ++outcome.failed;
+        ++p.done;
+        p.state = s.state == "done" ? "done" : "failed: " + s.error;
+        if (progress) progress(p);
+    }
+    return outcome;
+}
+
+}  // namespace gatescope::core

@@ -1,0 +1,63 @@
+// Running a batch: a shard's share of the planned runs, resumable (a run whose status file says
+// done and whose trace exists is skipped), each run's failure recorded without stopping the rest;
+// then the join, which gathers every run's status into the summary, the per-checkpoint analyses
+// and the HDF5 index of per-token losses. Shards coordinate only through files in the output
+// folder, so any launcher (a loop, a Slurm array, mpirun) can drive them.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "core/batch/batch_plan.h"
+
+namespace gatescope::core {
+
+struct Shard {
+    int index = 0, count = 1;  ///< this process runs the runs with run.index % count == index
+};
+
+struct RunStatus {
+    std::string id;
+    std::string state;  ///< "done", "failed", "pending"
+    int64_t tokens = 0;
+    double seconds = 0;
+    double meanLoss = 0;
+    std::string error;
+    bool skipped = false;  ///< already done by an earlier invocation
+};
+
+/// The recorded status of a run; "pending" when there is none, it is unreadable, or its trace is
+/// gone.
+RunStatus readRunStatus(const BatchRecipe& recipe, const BatchRun& run);
+
+struct BatchProgress {
+    int done = 0, total = 0;  ///< runs of this shard finished (any outcome) / to run
+    std::string run;          ///< the run now starting or just finished
+    std::string state;
+    double runFraction = 0;  ///< progress inside the current run
+};
+
+struct ShardOutcome {
+    int ran = 0, skipped = 0, failed = 0;
+};
+
+/// Runs this shard's runs in plan order on the calling thread. Writes the output folder's
+/// manifest.json (the recipe and the plan, so the batch can be re-run) and
+/// status/<run>.json after each run (atomically). Cancel (may be null) stops between and inside
+/// runs: the current run is left pending and the function returns Cancelled.
+Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<BatchRun>& plan,
+                              Shard shard,
+                              const std::function<void(const BatchProgress&)>& progress,
+                              const std::atomic<bool>* cancel);
+
+struct JoinOutcome {
+    int done = 0, failed = 0, pending = 0;
+};
+
+/// Gathers every run's status: summary.csv and summary.json, analyses/<checkpoint>/ (stats.json and
+/// CSV tables over its finished traces) and index.h5 (virtual dataset of per-token losses).
+/// Runs without a status are "pending".
+Result<JoinOutcome> joinBatch(const BatchRecipe& recipe, const std::vector<BatchRun>& plan);
+
+}  // namespace gatescope::core

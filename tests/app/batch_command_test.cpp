@@ -1,0 +1,187 @@
+// `gatescope batch`: a recipe over two tiny models and two inputs produces the expected files; a
+// missing checkpoint fails only its runs; an interrupted batch completes on the next invocation
+// without redoing finished runs; shards (--shard i/K, then --join) and mpirun give the same
+// summary; the HDF5 index reads the runs' per-token losses.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <hdf5.h>
+
+#include "cli_runner.h"
+#include "core/sample/random_fox_checkpoint.h"
+#include "data/trace/trace_reader.h"
+
+namespace gatescope {
+namespace {
+
+using test::quoted;
+using test::runCli;
+
+/// Two byte-level models, three documents (one longer than max_tokens: two chunks), and a third
+/// checkpoint entry that does not exist.
+std::filesystem::path writeRecipe(const test::TempDir& tmp, int docs = 2, bool bad = true) {
+    core::RandomFoxSpec spec;
+    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
+    EXPECT_TRUE(core::writeRandomFoxCheckpoint(tmp / "fox", spec));
+    spec.forgetGate = false, spec.seed = 2;
+    EXPECT_TRUE(core::writeRandomFoxCheckpoint(tmp / "tfm", spec));
+    std::filesystem::create_directories(tmp / "docs");
+    for (int d = 0; d < docs; ++d) {
+        std::ofstream out(tmp / "docs" / fmt::format("doc{}.txt", d));
+        for (int i = 0; i < 10 + 20 * d; ++i)
+            out << "Gates forget, attention remembers. ";
+    }
+    nlohmann::json checkpoints = {"fox", {{"name", "transformer"}, {"path", "tfm"}}};
+    if (bad) checkpoints.push_back("no-such-model");
+    const nlohmann::json recipe = {{"output", "out"},
+                                   {"checkpoints", checkpoints},
+                                   {"inputs", {"docs"}},
+                                   {"max_tokens", 512},
+                                   {"trace", {{"threads", 1}, {"pyramid_side", 256}}},
+                                   {"analyses", {{"attention", true}, {"bin_width", 64}}}};
+    std::ofstream(tmp / "recipe.json") << recipe.dump(2);
+    return tmp / "recipe.json";
+}
+
+nlohmann::json summary(const test::TempDir& tmp) {
+    return nlohmann::json::parse(test::readFile(tmp / "out" / "summary.json"));
+}
+
+int count(const nlohmann::json& rows, const std::string& state) {
+    int n = 0;
+    for (const auto& r : rows)
+        n += r["state"] == state ? 1 : 0;
+    return n;
+}
+
+TEST(BatchCommand, RunsEveryEntryAndFailsOnlyTheBadOne) {
+    test::TempDir tmp;
+    const auto recipe = writeRecipe(tmp);
+    auto r = runCli("batch " + quoted(recipe), tmp);
+    EXPECT_EQ(r.exitCode, 1) << r.err;  // the missing checkpoint's runs failed
+    const auto rows = summary(tmp);
+    // doc0 ~360 bytes (1 chunk), doc1 ~1060 bytes (3 chunks of 512): 4 runs per good model.
+    ASSERT_EQ(rows.size(), 4u + 4u + 2u) << rows.dump(1);
+    EXPECT_EQ(count(rows, "done"), 8);
+    EXPECT_EQ(count(rows, "failed"), 2);
+    for (const auto& row : rows) {
+        if (row["state"] == "failed") {
+            EXPECT_NE(row["error"].get<std::string>().find("no-such-model"), std::string::npos);
+            continue;
+        }
+        EXPECT_LE(row["tokens"].get<int64_t>(), 512);
+        EXPECT_TRUE(std::filesystem::exists(tmp / "out" / row["trace"].get<std::string>()));
+    }
+    for (const char* f : {"summary.csv", "manifest.json", "index.h5", "analyses/fox/stats.json",
+                          "analyses/fox/attention.csv", "analyses/transformer/loss_exp_bins.csv"})
+        EXPECT_TRUE(std::filesystem::exists(tmp / "out" / f)) << f;
+
+    // The index's row r is run r's per-token loss, through the virtual dataset.
+    const hid_t file = H5Fopen((tmp / "out" / "index.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t dset = H5Dopen2(file, "per_token_loss", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(dset);
+    hsize_t dims[2];
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    EXPECT_EQ(dims[0], 8u);
+    std::vector<float> all(dims[0] * dims[1]);
+    EXPECT_GE(H5Dread(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()), 0);
+    H5Sclose(space), H5Dclose(dset), H5Fclose(file);
+    int row = 0;
+    for (const auto& s : rows) {
+        if (s["state"] != "done") continue;
+        auto reader = data::TraceReader::open(tmp / "out" / s["trace"].get<std::string>()).value();
+        const auto loss = reader->perToken().value().loss;
+        for (std::size_t i = 0; i + 1 < loss.size(); ++i)
+            ASSERT_FLOAT_EQ(all[row * dims[1] + i], loss[i]) << s["run"];
+        ++row;
+    }
+}
+
+TEST(BatchCommand, InterruptedBatchResumesWithoutRedoingFinishedRuns) {
+    test::TempDir tmp;
+    const auto recipe = writeRecipe(tmp, 3, false);
+    const pid_t child = fork();
+    if (child == 0) {
+        freopen("/dev/null", "w", stderr);
+        execl(GATESCOPE_CLI, GATESCOPE_CLI, "batch", recipe.c_str(), nullptr);
+        _exit(127);
+    }
+    const auto status = tmp / "out" / "status";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    auto finished = [&] {
+        std::error_code ec;
+        int n = 0;
+        for (const auto& e : std::filesystem::directory_iterator(status, ec))
+            n += e.path().extension() == ".json" ? 1 : 0;
+        return n;
+    };
+    while (finished() < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kill(child, SIGINT);
+    int code = 0;
+    waitpid(child, &code, 0);
+    const int doneBefore = finished();
+    ASSERT_GE(doneBefore, 2);
+    if (WIFEXITED(code) && WEXITSTATUS(code) == 0)
+        GTEST_SKIP() << "the batch finished before the interrupt arrived";
+    EXPECT_EQ(WEXITSTATUS(code), 130);
+    std::map<std::string, std::filesystem::file_time_type> stamps;
+    for (const auto& e : std::filesystem::directory_iterator(status))
+        stamps[e.path().string()] = std::filesystem::last_write_time(e.path());
+
+    auto r = runCli("batch " + quoted(recipe), tmp);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find(fmt::format("skipped {}", doneBefore)), std::string::npos) << r.err;
+    for (const auto& [path, stamp] : stamps)
+        EXPECT_EQ(std::filesystem::last_write_time(path), stamp) << path << " was redone";
+    EXPECT_EQ(count(summary(tmp), "done"), static_cast<int>(summary(tmp).size()));
+}
+
+TEST(BatchCommand, ShardsThenJoinEqualOneProcess) {
+    test::TempDir tmp;
+    const auto recipe = writeRecipe(tmp, 2, false);
+    for (const char* shard : {"0/2", "1/2"}) {
+        auto r = runCli(fmt::format("batch {} --shard {}", quoted(recipe), shard), tmp);
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_NE(r.err.find("--join"), std::string::npos) << r.err;
+    }
+    auto r = runCli(fmt::format("batch {} --join", quoted(recipe)), tmp);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(count(summary(tmp), "done"), 8);
+}
+
+TEST(BatchCommand, MpirunShardsAndRankZeroJoins) {
+    if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
+    test::TempDir tmp;
+    const auto recipe = writeRecipe(tmp, 2, false);
+    const std::string cmd =
+        fmt::format("OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root "
+        "--oversubscribe -n 3 {} batch {} > {} 2>&1",
+                    GATESCOPE_CLI, quoted(recipe), quoted(tmp / "mpi.log"));
+    const int code = std::system(cmd.c_str());
+    ASSERT_EQ(WEXITSTATUS(code), 0) << test::readFile(tmp / "mpi.log");
+    const auto log = test::readFile(tmp / "mpi.log");
+    for (int rank = 0; rank < 3; ++rank)
+        EXPECT_NE(log.find(fmt::format("shard {}/3", rank)), std::string::npos) << log;
+    EXPECT_EQ(count(summary(tmp), "done"), 8);
+}
+
+TEST(BatchCommand, BadRecipeIsAClearError) {
+    test::TempDir tmp;
+    std::ofstream(tmp / "r.json") << R"({"checkpoints": ["x"], "inputs": ["y"]})";
+    auto r = runCli("batch " + quoted(tmp / "r.json"), tmp);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("r.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("output"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gatescope
