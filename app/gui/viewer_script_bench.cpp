@@ -55,6 +55,10 @@ bool ViewerScript::benchPan(int frames, double dx, double dy) {
         wall.push_back(timer.nsecsElapsed() / 1e6);
         cpu.push_back(host->lastFrameMs());
         if (f % 25 == 0) rssMax = std::max(rssMax, residentMiB());
+        if ((f + 1) % std::max(1, frames / 8) == 0) {
+            fmt::print("script: rss-mib at frame {}: {:.0f} (tile cache {:.0f} MiB)\n", f + 1,
+                       residentMiB(), m_window.session()->tiles().cache().bytes() / 1048576.0);
+        }
     }
     const double rssEnd = residentMiB();
     rssMax = std::max(rssMax, rssEnd);

@@ -16,7 +16,7 @@ namespace gatescope::widgets {
 
 class TileTextures {
 public:
-    explicit TileTextures(size_t maxTextures = 320) : m_max(maxTextures) {}
+    explicit TileTextures(size_t maxTextures = 192) : m_max(maxTextures) {}
 
     /// Starts a frame: `styleVersion` changes whenever colours must change.
     void beginFrame(uint64_t styleVersion, const ColorSettings& settings, const ValueRange& range,

@@ -16,7 +16,7 @@ namespace gatescope::widgets {
 class TileService {
 public:
     struct Options {
-        size_t cacheBytes = size_t{256} << 20;  ///< bound on loaded tiles kept
+        size_t cacheBytes = size_t{128} << 20;  ///< bound on loaded tiles kept (512 tiles)
         int threads = 2;                        ///< worker threads
     };
 

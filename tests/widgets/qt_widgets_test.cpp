@@ -1,0 +1,118 @@
+// Qt widgets without GL under QT_QPA_PLATFORM=offscreen: the toolbar's two-way binding to the
+// ViewContext, and the background trace job (progress, outcome, Cancel) behind File > Run Model.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QSpinBox>
+#include <QTemporaryDir>
+
+#include "core/sample/random_fox_checkpoint.h"
+#include "sample_trace.h"
+#include "widgets/gui/trace_job_runner.h"
+#include "widgets/gui/view_toolbar.h"
+#include "widgets/gui/viewer_session.h"
+
+using namespace gatescope;
+using namespace gatescope::widgets;
+
+namespace {
+
+QApplication& app() {
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    static int argc = 1;
+    static char name[] = "widgets_tests";
+    static char* argv[] = {name, nullptr};
+    static QApplication instance(argc, argv);
+    return instance;
+}
+
+bool spinUntil(const std::function<bool()>& done, int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < ms)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return done();
+}
+
+}  // namespace
+
+TEST(QtWidgets, ToolbarAndViewContextStayInStep) {
+    app();
+    const auto path = sample::sampleTrace();
+    ASSERT_FALSE(path.empty());
+    auto doc = TraceDocument::open(path);
+    ASSERT_TRUE(doc);
+    ViewerSession session(*doc, TileService::Options{});
+    ViewToolbar toolbar;
+    toolbar.bind(&session);
+    auto* head = toolbar.findChild<QSpinBox*>("head");
+    auto* map = toolbar.findChild<QComboBox*>("map");
+    auto* colormap = toolbar.findChild<QComboBox*>("colormap");
+    auto* autoRange = toolbar.findChild<QCheckBox*>("autoRange");
+    ASSERT_TRUE(head && map && colormap && autoRange);
+    EXPECT_EQ(head->maximum(), (*doc)->summary().layer(0)->header.nHeads - 1);
+    // Widgets -> context.
+    head->setValue(2);
+    map->setCurrentIndex(static_cast<int>(MapView::Decay));
+    colormap->setCurrentIndex(static_cast<int>(ColormapKind::Cividis));
+    autoRange->setChecked(false);
+    const ViewContext& ctx = session.context();
+    EXPECT_EQ(ctx.head(), 2);
+    EXPECT_EQ(ctx.map(), MapView::Decay);
+    EXPECT_EQ(ctx.colors().colormap, ColormapKind::Cividis);
+    EXPECT_FALSE(ctx.colors().autoRange);
+    EXPECT_TRUE(toolbar.findChild<QWidget*>("rangeLo")->isEnabled());
+    // Context -> widgets (e.g. a click in the overview).
+    session.context().setLayerHead(1, 3);
+    EXPECT_EQ(head->value(), 3);
+    EXPECT_EQ(toolbar.findChild<QSpinBox*>("layer")->value(), 1);
+}
+
+TEST(QtWidgets, TraceJobRunnerRunsInTheBackgroundAndCancels) {
+    app();
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const std::filesystem::path model = dir.filePath("model").toStdString();
+    core::RandomFoxSpec spec;
+    spec.layers = 1;
+    ASSERT_TRUE(core::writeRandomFoxCheckpoint(model, spec).ok());
+    core::TraceRequest request;
+    request.modelDir = model;
+    request.input.path = GATESCOPE_SOURCE_DIR "/resources/samples/forgetting.txt";
+    request.out = dir.filePath("run.h5").toStdString();
+
+    TraceJobRunner runner;
+    double lastFraction = -1;
+    bool finished = false, ok = false;
+    QString outPath, error;
+    QObject::connect(&runner, &TraceJobRunner::progress,
+                     [&](double f, const QString&) { lastFraction = f; });
+    QObject::connect(&runner, &TraceJobRunner::finished, [&](bool k, QString p, QString e) {
+        finished = true;
+        ok = k;
+        outPath = p;
+        error = e;
+    });
+    ASSERT_TRUE(runner.start(request));
+    EXPECT_FALSE(runner.start(request));  // one job at a time
+    ASSERT_TRUE(spinUntil([&] { return finished; }, 300000));
+    ASSERT_TRUE(ok) << error.toStdString();
+    EXPECT_DOUBLE_EQ(lastFraction, 1.0);
+    auto doc = TraceDocument::open(outPath.toStdString());
+    ASSERT_TRUE(doc) << doc.error().describe();
+    EXPECT_EQ((*doc)->summary().layers.size(), 1u);
+
+    // Cancelled right away: an error, and no trace left at the output path.
+    finished = false;
+    request.out = dir.filePath("cancelled.h5").toStdString();
+    ASSERT_TRUE(runner.start(request));
+    runner.cancel();
+    ASSERT_TRUE(spinUntil([&] { return finished; }, 300000));
+    EXPECT_FALSE(ok);
+    EXPECT_NE(error.toLower().indexOf("cancel"), -1) << error.toStdString();
+    EXPECT_FALSE(std::filesystem::exists(request.out));
+}
