@@ -105,6 +105,7 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
                               .count();
         fmt::print("script: first-complete-frame-ms {:.1f} open-ms {:.1f}\n", ms,
                    m_window.session()->document().openSeconds * 1000);
+        fmt::print("script: gl {}\n", m_window.canvasHost()->glDescription());
         return true;
     }
     if (!m_window.session()) return false;
@@ -171,6 +172,9 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         if (!hover) return false;
         fmt::print("script: hover query={} key={} value={:.9g} exact={} level={}\n", hover->query,
                    hover->key, hover->value, hover->exact ? 1 : 0, hover->level);
+        return true;
+    } else if (cmd == "bench-tiles") {
+        benchTiles();
         return true;
     } else if (cmd == "bench-pan") {
         return benchPan(std::stoi(arg(1)), num(2), num(3));

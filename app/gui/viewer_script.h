@@ -11,6 +11,7 @@
 //   bench-first-frame         prints the time from start to the first complete frame
 //   bench-pan FRAMES DX DY    pans by (DX, DY) px per frame; prints frame times, tile latencies
 //                             and resident memory
+//   bench-tiles               prints the latency distribution of every tile loaded so far
 //   quit [CODE]
 // Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test
 // harness only; viewer code never spins event loops).
@@ -44,6 +45,7 @@ private:
     bool waitFor(const std::function<bool()>& done, int timeoutMs);
     void frames(int count);
     bool benchPan(int frames, double dx, double dy);
+    void benchTiles();
 
     std::vector<std::string> m_lines;
     widgets::MainWindow& m_window;

@@ -81,4 +81,14 @@ bool ViewerScript::benchPan(int frames, double dx, double dy) {
     return true;
 }
 
+void ViewerScript::benchTiles() {
+    std::vector<double> lat = m_window.session()->tiles().latencies();
+    for (double& l : lat)
+        l *= 1000;
+    fmt::print(
+        "script: all tiles loaded={} latency-ms p50={:.1f} p90={:.1f} p99={:.1f} max={:.1f}\n",
+        lat.size(), percentile(lat, 0.5), percentile(lat, 0.9), percentile(lat, 0.99),
+        percentile(lat, 1.0));
+}
+
 }  // namespace gatescope::app
