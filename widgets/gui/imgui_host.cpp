@@ -56,6 +56,11 @@ void ImGuiHost::initializeGL() {
     const bool core = context()->format().profile() == QSurfaceFormat::CoreProfile;
     ImGui_ImplOpenGL3_Init(core ? "#version 330 core" : "#version 130");
     m_textures = std::make_unique<GlTextures>(static_cast<QOpenGLFunctions*>(this));
+    auto str = [this](GLenum name) {
+        const GLubyte* v = glGetString(name);
+        return v ? std::string(reinterpret_cast<const char*>(v)) : std::string("?");
+    };
+    m_glDescription = str(GL_VENDOR) + " / " + str(GL_RENDERER) + " / " + str(GL_VERSION);
     m_glReady = true;
     // The context goes with the widget's top level (re-parenting, docking): free GL objects.
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] { releaseGl(); });

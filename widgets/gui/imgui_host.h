@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include <QElapsedTimer>
 #include <QOpenGLFunctions>
@@ -31,6 +32,8 @@ public:
     uint64_t frameCount() const { return m_frames; }
     /// Milliseconds the last paintGL took (CPU side, up to the render call).
     double lastFrameMs() const { return m_lastFrameMs; }
+    /// GL_VENDOR / GL_RENDERER / GL_VERSION of the host's context (empty before the first paint).
+    const std::string& glDescription() const { return m_glDescription; }
 
 signals:
     void framePainted();
@@ -60,6 +63,7 @@ private:
     uint64_t m_frames = 0;
     double m_lastFrameMs = 0;
     double m_lastTime = 0;
+    std::string m_glDescription;
     QElapsedTimer m_clock;
 };
 
