@@ -1,5 +1,7 @@
 #include "app/cli/cli.h"
 
+#include <filesystem>
+
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
@@ -12,7 +14,7 @@ namespace gatescope::app {
 int runCli(int argc, char** argv) {
     CLI::App app{"gatescope: run gated-attention language models and see what happened inside"};
     app.set_version_flag("--version", fmt::format("gatescope {} ({})", core::gatescopeVersion(),
-                                                 core::gatescopeGitRevision()));
+                                                  core::gatescopeGitRevision()));
     app.require_subcommand(0, 1);
     std::string trace;
     app.add_option("trace", trace, "Trace to open in the viewer (same as `gatescope open FILE`)");
@@ -35,6 +37,15 @@ int runCli(int argc, char** argv) {
 
     for (std::size_t i = 0; i < subs.size(); ++i) {
         if (subs[i]->parsed()) return commands[i]->run();
+    }
+    std::error_code ec;
+    if (!trace.empty() && !std::filesystem::exists(trace, ec)) {
+        // A mistyped subcommand lands here as the positional FILE.
+        fmt::print(stderr,
+                   "gatescope: error: '{}' is neither a subcommand nor a file (see "
+                   "gatescope --help)\n",
+                   trace);
+        return kExitUsage;
     }
 #ifdef GATESCOPE_WITH_GUI
     return openViewer(trace, {});  // no subcommand: the viewer

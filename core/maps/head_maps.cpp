@@ -24,48 +24,63 @@ Result<const float*> need(const HeadFactorSet& f, const std::string& name, int64
     return data;
 }
 
-Result<std::unique_ptr<kernels::TileSource>> additiveDecay(const MapSpec& spec,
-                                                           const HeadFactorSet& f) {
-    kernels::AdditiveDecayHead head;
-    head.n = f.n;
+/// The factors every score-based family shares: q, k of one width, a row normalizer, and the
+/// scalar cumulative decay when the layer has one.
+struct ScoreFactors {
+    const float* q = nullptr;
+    const float* k = nullptr;
+    const float* normalizer = nullptr;
+    const float* decay = nullptr;
+    int dk = 0;
+};
+
+Result<ScoreFactors> scoreFactors(const HeadFactorSet& f, const char* normalizer,
+                                  bool scalarDecay) {
+    ScoreFactors out;
     auto q = need(f, "q", -1);
     if (!q) return q.error();
-    head.dk = static_cast<int>(f.width("q"));
-    auto k = need(f, "k", head.dk);
+    out.q = *q;
+    out.dk = static_cast<int>(f.width("q"));
+    auto k = need(f, "k", out.dk);
     if (!k) return k.error();
-    auto lse = need(f, "lse", 1);
-    if (!lse) return lse.error();
-    head.q = *q;
-    head.k = *k;
-    head.lse = *lse;
-    if (spec.hasDecay) {
+    out.k = *k;
+    auto z = need(f, normalizer, 1);
+    if (!z) return z.error();
+    out.normalizer = *z;
+    if (scalarDecay) {
         auto c = need(f, "log_decay_cumsum", 1);
         if (!c) return c.error();
-        head.logDecayCumsum = *c;
+        out.decay = *c;
     }
+    return out;
+}
+
+Result<std::unique_ptr<kernels::TileSource>> additiveDecay(const MapSpec& spec,
+                                                           const HeadFactorSet& f) {
+    auto sf = scoreFactors(f, "lse", spec.hasDecay);
+    if (!sf) return sf.error();
+    kernels::AdditiveDecayHead head;
+    head.n = f.n;
+    head.dk = sf->dk;
+    head.q = sf->q;
+    head.k = sf->k;
+    head.lse = sf->normalizer;
+    head.logDecayCumsum = sf->decay;
     head.scale = static_cast<float>(spec.scale);
     head.window = spec.window;
     return std::unique_ptr<kernels::TileSource>(new kernels::AdditiveDecayTileSource(head));
 }
 
 Result<std::unique_ptr<kernels::TileSource>> power(const MapSpec& spec, const HeadFactorSet& f) {
+    auto sf = scoreFactors(f, "log_normalizer", spec.hasDecay);
+    if (!sf) return sf.error();
     kernels::PowerHead head;
     head.n = f.n;
-    auto q = need(f, "q", -1);
-    if (!q) return q.error();
-    head.dk = static_cast<int>(f.width("q"));
-    auto k = need(f, "k", head.dk);
-    if (!k) return k.error();
-    auto logZ = need(f, "log_normalizer", 1);
-    if (!logZ) return logZ.error();
-    head.q = *q;
-    head.k = *k;
-    head.logNormalizer = *logZ;
-    if (spec.hasDecay) {
-        auto c = need(f, "log_decay_cumsum", 1);
-        if (!c) return c.error();
-        head.logDecayCumsum = *c;
-    }
+    head.dk = sf->dk;
+    head.q = sf->q;
+    head.k = sf->k;
+    head.logNormalizer = sf->normalizer;
+    head.logDecayCumsum = sf->decay;
     head.scale = static_cast<float>(spec.scale);
     head.degree = spec.extras.value("p", 2);
     head.eps = spec.extras.value("eps", kernels::kPowerLogEps);
@@ -89,18 +104,14 @@ Result<std::unique_ptr<kernels::TileSource>> gsa(const HeadFactorSet& f) {
 }
 
 Result<std::unique_ptr<kernels::TileSource>> wall(const MapSpec& spec, const HeadFactorSet& f) {
+    auto sf = scoreFactors(f, "lse", false);
+    if (!sf) return sf.error();
     kernels::WallHead head;
     head.n = f.n;
-    auto q = need(f, "q", -1);
-    if (!q) return q.error();
-    head.dk = static_cast<int>(f.width("q"));
-    auto k = need(f, "k", head.dk);
-    if (!k) return k.error();
-    auto lse = need(f, "lse", 1);
-    if (!lse) return lse.error();
-    head.q = *q;
-    head.k = *k;
-    head.lse = *lse;
+    head.dk = sf->dk;
+    head.q = sf->q;
+    head.k = sf->k;
+    head.lse = sf->normalizer;
     head.gatedChannels = spec.extras.value("gated_channels", 0);
     if (head.gatedChannels < 0 || head.gatedChannels > head.dk) {
         return Error{

@@ -14,25 +14,11 @@ namespace gatescope {
 namespace {
 
 std::filesystem::path tempDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() /
-               fmt::format("gatescope_gsa_{}_{}", name, ::getpid());
-    std::filesystem::remove_all(dir);
-    return dir;
-}
-
-std::vector<int32_t> randomIds(int64_t n, int vocab, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int32_t> dist(0, vocab - 1);
-    std::vector<int32_t> ids(n);
-    for (auto& id : ids)
-        id = dist(rng);
-    return ids;
+    return test::scratchDir("gsa", name);
 }
 
 Result<std::unique_ptr<core::Model>> load(const std::filesystem::path& dir) {
-    auto checkpoint = core::Checkpoint::open(dir);
-    if (!checkpoint) return checkpoint.error();
-    return core::loadModel(*checkpoint);
+    return test::loadModelFrom(dir);
 }
 
 struct OptionCase {
@@ -51,7 +37,7 @@ TEST_P(GsaOptions, MatchesFloat64Model) {
     auto model = load(dir);
     ASSERT_TRUE(model) << model.error().describe();
     // 150 tokens: three kernel chunks, the last one partial.
-    const auto ids = randomIds(150, param.config.vocab, 5u);
+    const auto ids = test::randomIds(150, param.config.vocab, 5u);
     core::RunOptions options;
     options.returnLogits = true;
     auto result = (*model)->forward(ids, {}, options, nullptr);

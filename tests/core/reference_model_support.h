@@ -16,7 +16,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include "core/checkpoint/safetensors_writer.h"
+#include "core/model/model.h"
 
 namespace gatescope::test {
 
@@ -59,6 +62,32 @@ inline void writeCheckpoint(const std::filesystem::path& dir, const nlohmann::js
     }
     auto status = core::writeSafetensors(dir / "model.safetensors", tensors);
     if (!status) throw std::runtime_error(status.error().describe());
+}
+
+/// An empty folder under the system temp dir, unique per process:
+/// `gatescope_<prefix>_<name>_<pid>`.
+inline std::filesystem::path scratchDir(const std::string& prefix, const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() /
+               fmt::format("gatescope_{}_{}_{}", prefix, name, ::getpid());
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+/// n ids uniform in [0, vocab).
+inline std::vector<int32_t> randomIds(int64_t n, int vocab, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int32_t> dist(0, vocab - 1);
+    std::vector<int32_t> ids(n);
+    for (auto& id : ids)
+        id = dist(rng);
+    return ids;
+}
+
+/// Opens the checkpoint folder and loads its model.
+inline Result<std::unique_ptr<core::Model>> loadModelFrom(const std::filesystem::path& dir) {
+    auto checkpoint = core::Checkpoint::open(dir);
+    if (!checkpoint) return checkpoint.error();
+    return core::loadModel(*checkpoint);
 }
 
 namespace ref {

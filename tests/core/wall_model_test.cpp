@@ -16,25 +16,11 @@ namespace gatescope {
 namespace {
 
 std::filesystem::path tempDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() /
-               fmt::format("gatescope_wall_{}_{}", name, ::getpid());
-    std::filesystem::remove_all(dir);
-    return dir;
-}
-
-std::vector<int32_t> randomIds(int64_t n, int vocab, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int32_t> dist(0, vocab - 1);
-    std::vector<int32_t> ids(n);
-    for (auto& id : ids)
-        id = dist(rng);
-    return ids;
+    return test::scratchDir("wall", name);
 }
 
 Result<std::unique_ptr<core::Model>> load(const std::filesystem::path& dir) {
-    auto checkpoint = core::Checkpoint::open(dir);
-    if (!checkpoint) return checkpoint.error();
-    return core::loadModel(*checkpoint);
+    return test::loadModelFrom(dir);
 }
 
 /// Keeps layer 0's record.
@@ -60,7 +46,7 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
     ASSERT_TRUE(model) << model.error().describe();
     EXPECT_EQ((*model)->info().family, "wall");
     // 150 tokens: two full 64-token anchor blocks and a partial one.
-    const auto ids = randomIds(150, c.vocab, 5u);
+    const auto ids = test::randomIds(150, c.vocab, 5u);
     core::RunOptions options;
     options.returnLogits = true;
     KeepFirst probe;
