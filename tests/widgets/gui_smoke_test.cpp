@@ -130,3 +130,33 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     EXPECT_GT(meanAbsDiff(cells, head3), 0.5) << "switching head changed nothing on screen";
     EXPECT_GT(meanAbsDiff(overview, decay), 2.0) << "decay/magma/log looks like attention/viridis";
 }
+
+TEST(GuiSmoke, PerChannelRetentionOfGsaUnderXvfb) {
+    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const auto trace = sample::gsaTrace();
+    if (trace.empty()) GTEST_SKIP() << "no GSA fixture under " << GATESCOPE_FIXTURES_DIR;
+    const std::filesystem::path shots =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "gui-screenshots";
+    std::filesystem::create_directories(shots);
+    const auto png = shots / "5-gsa-retention.png";
+    std::filesystem::remove(png);
+    const auto script = shots / "gsa.script";
+    std::ofstream(script) << "wait\ncursor 30\nfit\nwait\nhover 60 40\nscreenshot " << png.string()
+                          << "\nquit 0\n";
+    const std::string cmd = fmt::format(
+        "cd '{}' && HOME='{}' XDG_CONFIG_HOME='{}' timeout 300 xvfb-run -a -s '-screen 0 "
+        "1600x1000x24' '{}' open '{}' "
+        "--script '{}' 2>&1",
+        shots.string(), shots.string(), shots.string(), GATESCOPE_CLI, trace.string(),
+        script.string());
+    int status = 0;
+    const std::string out = runCapture(cmd, status);
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("hover query=60 key=40"), std::string::npos) << out;
+    QImage img(QString::fromStdString(png.string()));
+    ASSERT_FALSE(img.isNull());
+    // The retention dock (bottom quarter of the window) shows the channels x positions heatmap.
+    const QRect retention(0, img.height() * 3 / 4, img.width(), img.height() / 8);
+    EXPECT_GT(distinctColours(img, retention), 30u) << "no channels x positions heatmap";
+}

@@ -28,4 +28,24 @@ inline std::filesystem::path sampleTrace() {
     return out;
 }
 
+/// A trace of the GSA golden fixture (16 gate channels per head, 96 tokens), or an empty path
+/// when the fixtures are absent (../shared/fixtures) or tracing fails.
+inline std::filesystem::path gsaTrace() {
+    const std::filesystem::path model =
+        std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "gsa" / "gsa";
+    if (!std::filesystem::exists(model / "config.json")) return {};
+    const std::filesystem::path dir =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const std::filesystem::path out = dir / "gsa.h5";
+    if (std::filesystem::exists(out)) return out;
+    std::filesystem::create_directories(dir);
+    const auto tmp = dir / fmt::format("gsa-{}.h5", getpid());
+    const std::string cmd = fmt::format(
+        "'{}' trace --model '{}' --input '{}' --tensor input_ids --out '{}' > /dev/null",
+        GATESCOPE_CLI, model.string(), (model / "expected.safetensors").string(), tmp.string());
+    if (std::system(cmd.c_str()) != 0) return {};
+    std::filesystem::rename(tmp, out);
+    return out;
+}
+
 }  // namespace gatescope::sample

@@ -128,3 +128,26 @@ TEST(RetentionModel, LoadsScalarGatesOfEveryHead) {
         EXPECT_LE((*data)->headRetention[3][static_cast<size_t>(i)], 1.0f + 1e-6f);
     }
 }
+
+TEST(RetentionModel, PerChannelGatesOfGsaAndTheirCumulativeProduct) {
+    const auto path = sample::gsaTrace();
+    if (path.empty()) GTEST_SKIP() << "no GSA fixture under " << GATESCOPE_FIXTURES_DIR;
+    auto doc = TraceDocument::open(path);
+    ASSERT_TRUE(doc);
+    auto data = loadRetention(*(*doc)->reader, 1, 2);
+    ASSERT_TRUE(data) << data.error().describe();
+    ASSERT_TRUE((*data)->perChannel());
+    const int channels = (*data)->channels;
+    EXPECT_EQ(channels, (*doc)->summary().layer(1)->header.nChannels);
+    auto gates = (*doc)->reader->gatesForHead(1, 2, 0, (*doc)->n());
+    ASSERT_TRUE(gates);
+    const int64_t from = 10, n = (*doc)->n();
+    const int channel = channels - 1;
+    const auto cum = cumulativeRetention(**data, channel, from);
+    double product = 1;
+    for (int64_t i = from + 1; i < n; ++i) {
+        product *= std::exp(
+            static_cast<double>(gates->values[static_cast<size_t>(i * channels + channel)]));
+        EXPECT_NEAR(cum[static_cast<size_t>(i)], product, 1e-5 + 1e-4 * product) << i;
+    }
+}

@@ -84,7 +84,7 @@ void TextPanel::draw(PanelFrame&) {
             ctx.setCursor(i);
             m_lastCursor = i;  // clicked here: no need to jump
         }
-        x += sz.x + 1;
+        x += sz.x + 2;  // a gap: id inputs have no spaces between tokens
         if (newline) {
             x = 0;
             y += lineH;
