@@ -30,6 +30,17 @@ std::string runCapture(const std::string& cmd, int& status) {
     return out;
 }
 
+/// Runs `gatescope open TRACE --script SCRIPT` under xvfb-run in `dir`, with `dir` as the settings
+/// home (so the test never touches the user's recent files); stdout and stderr together.
+std::string runViewerScript(const std::filesystem::path& trace, const std::filesystem::path& script,
+                            const std::filesystem::path& dir, int& status) {
+    const std::string cmd = fmt::format(
+        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -s '-screen 0 "
+        "1600x1000x24' '{1}' open '{2}' --script '{3}' 2>&1",
+        dir.string(), GATESCOPE_CLI, trace.string(), script.string());
+    return runCapture(cmd, status);
+}
+
 /// Distinct colours in the image's rectangle: a blank or failed render has very few.
 size_t distinctColours(const QImage& img, QRect rect) {
     std::set<QRgb> colours;
@@ -83,15 +94,8 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
           << "\nfit\nwait\nscreenshot " << (shots / "4-decay-magma-log.png").string()
           << "\nquit 0\n";
     }
-    // A private settings home so the test never touches the user's recent files.
-    const std::string cmd = fmt::format(
-        "cd '{}' && HOME='{}' XDG_CONFIG_HOME='{}' timeout 300 xvfb-run -a -s '-screen 0 "
-        "1600x1000x24' '{}' open '{}' "
-        "--script '{}' 2>&1",
-        shots.string(), shots.string(), shots.string(), GATESCOPE_CLI, trace.string(),
-        script.string());
     int status = 0;
-    const std::string out = runCapture(cmd, status);
+    const std::string out = runViewerScript(trace, script, shots, status);
     ASSERT_EQ(status, 0) << out;
 
     // The hovered value is the exact attention weight of head 3 at (q, k).
@@ -144,14 +148,8 @@ TEST(GuiSmoke, PerChannelRetentionOfGsaUnderXvfb) {
     const auto script = shots / "gsa.script";
     std::ofstream(script) << "wait\ncursor 30\nfit\nwait\nhover 60 40\nscreenshot " << png.string()
                           << "\nquit 0\n";
-    const std::string cmd = fmt::format(
-        "cd '{}' && HOME='{}' XDG_CONFIG_HOME='{}' timeout 300 xvfb-run -a -s '-screen 0 "
-        "1600x1000x24' '{}' open '{}' "
-        "--script '{}' 2>&1",
-        shots.string(), shots.string(), shots.string(), GATESCOPE_CLI, trace.string(),
-        script.string());
     int status = 0;
-    const std::string out = runCapture(cmd, status);
+    const std::string out = runViewerScript(trace, script, shots, status);
     ASSERT_EQ(status, 0) << out;
     EXPECT_NE(out.find("hover query=60 key=40"), std::string::npos) << out;
     QImage img(QString::fromStdString(png.string()));
