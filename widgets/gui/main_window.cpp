@@ -121,6 +121,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
     resizeDocks({docks[2]}, {230}, Qt::Vertical);
+    restoreState(QSettings().value("window/state").toByteArray());  // dock layout, by object name
     m_toolbar->bind(&s);
     connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);
     connect(&s, &ViewerSession::contextChanged, this, [this] {
@@ -188,6 +189,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
+    if (m_session) settings.setValue("window/state", saveState());
     QMainWindow::closeEvent(event);
 }
 

@@ -55,7 +55,7 @@ void OverviewPanel::draw(PanelFrame& frame) {
                                   12.f, 160.f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    m_textures.beginFrame(1, ColorSettings{}, ValueRange{0, 1}, 64);
+    m_textures.beginFrame(0, ColorSettings{}, ValueRange{0, 1}, 64);
     std::vector<TileKey> wanted;
     for (size_t li = 0; li < layers.size(); ++li) {
         const auto& layer = layers[li];
@@ -130,8 +130,9 @@ void OverviewPanel::drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head
     ColorSettings colors;
     colors.scale = ScaleKind::Gamma;
     const ValueRange r = resolveRange(colors, tile->min, tile->max, tile->minPositive);
-    m_textures.beginFrame(static_cast<uint64_t>(r.hi * 1e6) + 2, colors, r, 1);
-    if (const uint32_t tex = m_textures.get(gl, *tile)) {
+    // The style is the tile's own range: a texture is recoloured only when that changes.
+    const uint64_t style = std::hash<double>()(r.hi) ^ (std::hash<double>()(r.lo) << 1);
+    if (const uint32_t tex = m_textures.get(gl, *tile, style, colors, r)) {
         const float u = static_cast<float>(tile->cols) / kTile,
                     v = static_cast<float>(tile->rows) / kTile;
         dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), p0, p1,

@@ -26,6 +26,21 @@ void TileTextures::paint(const TileData& tile) {
     }
 }
 
+uint32_t TileTextures::get(GlTextures& gl, const TileData& tile, uint64_t style,
+                           const ColorSettings& settings, const ValueRange& range) {
+    const uint64_t frameStyle = m_style;
+    const ColorSettings frameSettings = m_settings;
+    const ValueRange frameRange = m_range;
+    m_style = style;
+    m_settings = settings;
+    m_range = range;
+    const uint32_t texture = get(gl, tile);
+    m_style = frameStyle;
+    m_settings = frameSettings;
+    m_range = frameRange;
+    return texture;
+}
+
 uint32_t TileTextures::get(GlTextures& gl, const TileData& tile) {
     auto it = m_entries.find(tile.key);
     if (it != m_entries.end() && it->second.style == m_style) {

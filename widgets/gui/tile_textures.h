@@ -24,6 +24,9 @@ public:
     /// The texture of `tile` in the current style, uploading or recolouring within this frame's
     /// budget; a stale texture (older style) is returned when over budget; 0 when none exists.
     uint32_t get(GlTextures& gl, const TileData& tile);
+    /// The same with colours of the tile's own: `style` identifies (settings, range) for it.
+    uint32_t get(GlTextures& gl, const TileData& tile, uint64_t style,
+                 const ColorSettings& settings, const ValueRange& range);
     /// Whether some texture could not be brought up to date this frame (draw again).
     bool behind() const { return m_behind; }
     /// Frees textures beyond the bound, least recently drawn first.
