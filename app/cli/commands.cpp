@@ -12,11 +12,16 @@ const std::vector<CommandSpec>& commandTable() {
         {"open", "Open a trace in the viewer (also: `gatescope FILE`)", &makeOpenCommand},
         {"stats", "Loss curves, gate and attention statistics of traces (JSON/CSV)",
          &makeStatsCommand},
-        {"batch", "Run a recipe of checkpoints x inputs: traces, analyses, summary (resumable, "
-                  "sharded, MPI)",
+        {"batch",
+         "Run a recipe of checkpoints x inputs: traces, analyses, summary (resumable, "
+         "sharded, MPI)",
          &makeBatchCommand},
         {"niah", "Needle-in-a-haystack grid: exact-match scores, heatmap, one trace per cell",
          &makeNiahCommand},
+        {"compare",
+         "Compare two traces of one input: attention divergences, gate and loss "
+         "differences",
+         &makeCompareCommand},
     };
     return table;
 }

@@ -15,6 +15,7 @@ std::unique_ptr<Command> makeOpenCommand();
 std::unique_ptr<Command> makeStatsCommand();
 std::unique_ptr<Command> makeBatchCommand();
 std::unique_ptr<Command> makeNiahCommand();
+std::unique_ptr<Command> makeCompareCommand();
 
 }  // namespace gatescope::app
 

@@ -1,0 +1,170 @@
+#include "core/analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/analysis/loss_curves.h"
+#include "core/maps/trace_head.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace gatescope::core {
+
+namespace {
+
+constexpr int64_t kRows = 64;
+constexpr double kFloor = 1e-12;  // probabilities below this count as this in the KL logs
+
+struct Divergence {
+    double klAB = 0, klBA = 0, js = 0, tv = 0;
+};
+
+/// Row-averaged divergences of two heads' attention over the same tokens.
+Divergence divergence(const TraceHead& a, const TraceHead& b, int64_t n) {
+    Divergence d;
+    std::vector<float> ta(kRows * n), tb(kRows * n);
+    for (int64_t r0 = 0; r0 < n; r0 += kRows) {
+        const int64_t rows = std::min(kRows, n - r0), cols = r0 + rows;
+        a.source->compute(kernels::MapKind::Attention, r0, rows, 0, cols, ta.data());
+        b.source->compute(kernels::MapKind::Attention, r0, rows, 0, cols, tb.data());
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j <= r0 + r; ++j) {
+                const double p = std::max<double>(ta[r * cols + j], 0.0);
+                const double q = std::max<double>(tb[r * cols + j], 0.0);
+                const double m = 0.5 * (p + q);
+                if (p > 0) d.klAB += p * std::log(p / std::max(q, kFloor));
+                if (q > 0) d.klBA += q * std::log(q / std::max(p, kFloor));
+                if (p > 0) d.js += 0.5 * p * std::log(p / m);
+                if (q > 0) d.js += 0.5 * q * std::log(q / m);
+                d.tv += 0.5 * std::abs(p - q);
+            }
+    }
+    d.klAB /= n, d.klBA /= n, d.js /= n, d.tv /= n;
+    return d;
+}
+
+nlohmann::json lossDelta(const data::PerTokenResults& a, const data::PerTokenResults& b,
+                         const TokenAlignment& al, const CompareOptions& o) {
+    // Segments between consecutive aligned boundaries: the loss of the same text under each model.
+    std::vector<double> delta(a.loss.size(), NAN);
+    for (std::size_t k = 1; k < al.pairs.size(); ++k) {
+        const auto [ia0, ib0] = al.pairs[k - 1];
+        const auto [ia1, ib1] = al.pairs[k];
+        double la = 0, lb = 0;
+        for (int64_t t = ia0; t < ia1; ++t)
+            la += a.loss[t];
+        for (int64_t t = ib0; t < ib1; ++t)
+            lb += b.loss[t];
+        if (!std::isnan(la) && !std::isnan(lb)) delta[ia1 - 1] = la - lb;
+    }
+    std::vector<int64_t> count(delta.size());
+    double total = 0;
+    int64_t used = 0, aBetter = 0;
+    for (std::size_t i = 0; i < delta.size(); ++i) {
+        count[i] = std::isnan(delta[i]) ? 0 : 1;
+        if (count[i]) total += delta[i], ++used, aBetter += delta[i] < 0 ? 1 : 0;
+    }
+    auto bins = [&](const std::vector<LossBin>& in) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& bin : in) {
+            const double sum = bin.count ? bin.meanLoss * bin.count : 0.0;
+            out.push_back({{"begin", bin.begin},
+                           {"end", bin.end},
+                           {"center", bin.center},
+                           {"mean_delta", bin.count ? nlohmann::json(bin.meanLoss) : nullptr},
+                           {"count", bin.count},
+                           {"share_of_gap", total != 0 ? nlohmann::json(sum / total) : nullptr}});
+        }
+        return out;
+    };
+    return {{"delta", delta},
+            {"mean_delta", used ? total / used : NAN},
+            {"total_delta", total},
+            {"positions", used},
+            {"a_better_fraction", used ? double(aBetter) / used : NAN},
+            {"linear_bins", bins(linearBins(delta, count, o.binWidth))},
+            {"exponential_bins", bins(exponentialBins(delta, count, o.binsPerOctave))}};
+}
+
+nlohmann::json gateDiff(const data::Array& ga, const data::Array& gb, int head) {
+    const int64_t n = ga.shape[1], c = ga.shape[2];
+    double absDiff = 0, retention = 0;
+    for (int64_t t = 0; t < n * c; ++t) {
+        const double x = ga.values[head * n * c + t], y = gb.values[head * n * c + t];
+        absDiff += std::abs(x - y);
+        retention += std::exp(x) - std::exp(y);
+    }
+    return {{"gate_abs_diff", absDiff / (n * c)}, {"retention_diff", retention / (n * c)}};
+}
+
+}  // namespace
+
+Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
+                                     const CompareOptions& o) {
+    auto tokA = a.tokens();
+    if (!tokA) return tokA.error();
+    auto tokB = b.tokens();
+    if (!tokB) return tokB.error();
+    const TokenAlignment al = alignTokens(*tokA, *tokB);
+    nlohmann::json out = {
+        {"a", a.path()},
+        {"b", b.path()},
+        {"alignment",
+         {{"identical", al.identical}, {"note", al.note}, {"aligned_positions", al.pairs.size()}}}};
+    auto lossA = a.perToken();
+    auto lossB = b.perToken();
+    if (lossA && lossB) out["loss"] = lossDelta(*lossA, *lossB, al, o);
+    out["layers"] = nlohmann::json::array();
+    const int64_t n = a.summary().nTokens;
+    for (const auto& la : a.summary().layers) {
+        const auto* lb = b.summary().layer(la.index);
+        if (!lb) continue;
+        if (!o.layers.empty() &&
+            std::find(o.layers.begin(), o.layers.end(), la.index) == o.layers.end())
+            continue;
+        const int heads = std::min(la.header.nHeads, lb->header.nHeads);
+        std::vector<int> chosen = o.heads;
+        if (chosen.empty())
+            for (int h = 0; h < heads; ++h)
+                chosen.push_back(h);
+        std::vector<nlohmann::json> rows(chosen.size());
+        data::Array ga, gb;
+        const bool gates = la.hasGates && lb->hasGates;
+        if (gates) {
+            auto x = a.gates(la.index), y = b.gates(la.index);
+            if (!x) return x.error();
+            if (!y) return y.error();
+            ga = std::move(*x), gb = std::move(*y);
+        }
+        std::vector<Error> errors;
+        std::mutex errorMutex;
+        kernels::parallelFor(static_cast<int64_t>(chosen.size()), o.threads, [&](int64_t idx) {
+            const int h = chosen[idx];
+            nlohmann::json row = {{"head", h}};
+            if (gates && ga.shape == gb.shape) row.update(gateDiff(ga, gb, h));
+            if (o.attention && al.identical && !(o.cancel && o.cancel->load())) {
+                auto ha = loadTraceHead(a, la.index, h), hb = loadTraceHead(b, la.index, h);
+                if (!ha || !hb) {
+                    std::lock_guard lock(errorMutex);
+                    errors.push_back(!ha ? ha.error() : hb.error());
+                    return;
+                }
+                const auto d = divergence(**ha, **hb, n);
+                row.update({{"kl_ab", d.klAB},
+                            {"kl_ba", d.klBA},
+                            {"js", d.js},
+                            {"total_variation", d.tv}});
+            }
+            rows[idx] = std::move(row);
+        });
+        if (!errors.empty()) return errors.front();
+        if (o.cancel && o.cancel->load())
+            return Error{ErrorKind::Cancelled, "cancelled", a.path(), {}};
+        out["layers"].push_back({{"layer", la.index}, {"heads", rows}});
+    }
+    return out;
+}
+
+}  // namespace gatescope::core
