@@ -168,6 +168,13 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
                          Qt::NoButton, Qt::NoButton, Qt::NoModifier);
         QApplication::sendEvent(m_window.canvasHost(), &move);
         frames(3);
+        // At pooled levels the exact value follows when its tile lands (or never, without factors).
+        waitFor(
+            [&] {
+                frames(1);
+                return ctx.hover() && ctx.hover()->exact;
+            },
+            10000);
         const auto& hover = ctx.hover();
         if (!hover) return false;
         fmt::print("script: hover query={} key={} value={:.9g} exact={} level={}\n", hover->query,

@@ -75,6 +75,7 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     ASSERT_TRUE(doc);
     const int64_t n = (*doc)->n();
     const int64_t q = n - 40, k = n - 45;  // a cell near the end: past the finest pyramid level
+    const int64_t q2 = n / 2 + 7, k2 = n / 2 - 30;  // hovered on the whole map: pooled on screen
 
     const std::filesystem::path shots =
         std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "gui-screenshots";
@@ -90,8 +91,8 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
           << (shots / "2-cells.png").string() << "\n"
           << "head 3\nwait\nhover " << q << " " << k << "\nscreenshot "
           << (shots / "3-head3-hover.png").string() << "\n"
-          << "map decay\ncolormap magma\nscale log\nfit\ncursor " << n / 2
-          << "\nfit\nwait\nscreenshot " << (shots / "4-decay-magma-log.png").string()
+          << "map decay\ncolormap magma\nscale log\nfit\ncursor " << n / 2 << "\nfit\nwait\nhover "
+          << q2 << " " << k2 << "\nscreenshot " << (shots / "4-decay-magma-log.png").string()
           << "\nquit 0\n";
     }
     int status = 0;
@@ -119,6 +120,22 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     const double expected = std::exp(header.extras.value("scale", 1.0) * dot + cq->values[0] -
                                      ck->values[0] - lse->values[0]);
     EXPECT_NEAR(std::stod(m[3]), expected, 1e-6 + 1e-4 * expected);
+
+    // On the whole map the screen shows pooled blocks; the hover still reports the exact decay.
+    const std::string rest = m.suffix();
+    std::smatch m2;
+    ASSERT_TRUE(std::regex_search(
+        rest, m2, std::regex(R"(hover query=(\d+) key=(\d+) value=(\S+) exact=(\d) level=(\d+))")))
+        << out;
+    // ImGui floors the mouse to whole pixels (about 3 tokens here): the cell is the pixel's.
+    const int64_t hq = std::stoll(m2[1]), hk = std::stoll(m2[2]);
+    EXPECT_LE(std::abs(hq - q2), 4);
+    EXPECT_LE(std::abs(hk - k2), 4);
+    EXPECT_EQ(m2[4], "1");
+    auto c2q = r.factor(0, "log_decay_cumsum", 3, hq, hq + 1);
+    auto c2k = r.factor(0, "log_decay_cumsum", 3, hk, hk + 1);
+    ASSERT_TRUE(c2q && c2k);
+    EXPECT_NEAR(std::stod(m2[3]), std::exp(double(c2q->values[0]) - c2k->values[0]), 1e-5);
 
     QImage overview(QString::fromStdString((shots / "1-overview.png").string()));
     QImage cells(QString::fromStdString((shots / "2-cells.png").string()));

@@ -42,6 +42,21 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     const int64_t c = cell->key / best->key.cellTokens() - best->key.col * kTile;
     HoverInfo info{cell->query, cell->key, best->at(r, c), best->key.exact || best->key.level == 0,
                    best->key.level};
+    const double pooled = info.value;
+    if (!info.exact && m_levels.canRecompute) {
+        // Pooled on screen: the exact value comes from the one exact tile holding the cell,
+        // loaded on its own channel (replaced as the mouse moves on).
+        const TileKey exactKey{
+            m_base.layer, m_base.head,         m_base.map,       data::Pool::Max, 0,
+            true,         cell->query / kTile, cell->key / kTile};
+        if (TilePtr exact = m_session.tiles().find(exactKey)) {
+            info.value = exact->at(cell->query % kTile, cell->key % kTile);
+            info.exact = true;
+        } else if (!(exactKey == m_hoverRequest)) {
+            m_session.tiles().request(ViewerSession::kHoverChannel, {exactKey});
+            m_hoverRequest = exactKey;
+        }
+    }
     ctx.setHover(info);
 
     // Outline the hovered cell (or pooled block).
@@ -54,11 +69,13 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
                m_origin.y + float(m_view.screenY(q0 + size))),
         IM_COL32(255, 255, 255, 220));
     const auto& text = m_session.document().tokens.text;
-    const std::string what =
-        info.exact ? "exact"
-                   : fmt::format("{} of a {}x{} block (level {})",
-                                 m_base.pool == data::Pool::Max ? "max" : "mean",
-                                 best->key.cellTokens(), best->key.cellTokens(), best->key.level);
+    const std::string block = fmt::format(
+        "{} of a {}x{} block (level {})", m_base.pool == data::Pool::Max ? "max" : "mean",
+        best->key.cellTokens(), best->key.cellTokens(), best->key.level);
+    const std::string what = best->key.exact || best->key.level == 0
+                                 ? "exact"
+                                 : (info.exact ? fmt::format("exact; {} = {:.6g}", block, pooled)
+                                               : block + ", exact value loading");
     ImGui::SetTooltip("query %lld '%s'\nkey   %lld '%s'\n%s = %.6g  (%s)",
                       static_cast<long long>(cell->query),
                       displayToken(text[static_cast<size_t>(cell->query)]).c_str(),

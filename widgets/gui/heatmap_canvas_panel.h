@@ -67,6 +67,7 @@ private:
     LevelChoice m_choice;
     LevelRange m_levels;
     TileKey m_base;
+    TileKey m_hoverRequest{-1};  // the exact tile last asked for the hovered cell
     std::vector<TileKey> m_visible, m_lastRequest;
     ValueRange m_range;
     std::optional<ColorSettings> m_lastColors;

@@ -18,7 +18,7 @@ class ViewerSession : public QObject {
     Q_OBJECT
 public:
     /// Tile channels, one per view that requests tiles.
-    enum Channel { kCanvasChannel = 0, kOverviewChannel = 1 };
+    enum Channel { kCanvasChannel = 0, kOverviewChannel = 1, kHoverChannel = 2 };
 
     ViewerSession(std::shared_ptr<const TraceDocument> document, TileService::Options options,
                   QObject* parent = nullptr);
