@@ -180,6 +180,16 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         fmt::print("script: hover query={} key={} value={:.9g} exact={} level={}\n", hover->query,
                    hover->key, hover->value, hover->exact ? 1 : 0, hover->level);
         return true;
+    } else if (cmd == "idle-frames") {
+        frames(2);  // let the settle frames after the last input pass
+        uint64_t before = 0, after = 0;
+        for (ImGuiHost* host : m_window.hosts())
+            before += host->frameCount();
+        waitFor([] { return false; }, static_cast<int>(num(1)));
+        for (ImGuiHost* host : m_window.hosts())
+            after += host->frameCount();
+        fmt::print("script: idle-frames {} in {} ms\n", after - before, arg(1));
+        return true;
     } else if (cmd == "bench-tiles") {
         benchTiles();
         return true;

@@ -11,6 +11,8 @@
 //   bench-first-frame         prints the time from start to the first complete frame
 //   bench-pan FRAMES DX DY    pans by (DX, DY) px per frame; prints frame times, tile latencies
 //                             and resident memory
+//   idle-frames MS            prints how many frames every host painted during MS ms of no input
+//                             (repaint is on demand: 0 once settled)
 //   bench-tiles               prints the latency distribution of every tile loaded so far
 //   quit [CODE]
 // Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test

@@ -10,6 +10,8 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <QImage>
 
 #include "sample_trace.h"
@@ -35,9 +37,9 @@ std::string runCapture(const std::string& cmd, int& status) {
 std::string runViewerScript(const std::filesystem::path& trace, const std::filesystem::path& script,
                             const std::filesystem::path& dir, int& status) {
     const std::string cmd = fmt::format(
-        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -s '-screen 0 "
+        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -n {4} -s '-screen 0 "
         "1600x1000x24' '{1}' open '{2}' --script '{3}' 2>&1",
-        dir.string(), GATESCOPE_CLI, trace.string(), script.string());
+        dir.string(), GATESCOPE_CLI, trace.string(), script.string(), 100 + getpid() % 800);
     return runCapture(cmd, status);
 }
 
@@ -86,7 +88,7 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     const auto script = shots / "smoke.script";
     {
         std::ofstream s(script);
-        s << "wait\nscreenshot " << (shots / "1-overview.png").string() << "\n"
+        s << "wait\nidle-frames 700\nscreenshot " << (shots / "1-overview.png").string() << "\n"
           << "zoom-cells " << q << " " << k << " 28\nwait\nscreenshot "
           << (shots / "2-cells.png").string() << "\n"
           << "head 3\nwait\nhover " << q << " " << k << "\nscreenshot "
@@ -98,6 +100,11 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     int status = 0;
     const std::string out = runViewerScript(trace, script, shots, status);
     ASSERT_EQ(status, 0) << out;
+
+    // Repaint on demand: with no input and every tile drawn, nothing repaints.
+    std::smatch idle;
+    ASSERT_TRUE(std::regex_search(out, idle, std::regex(R"(idle-frames (\d+) in)"))) << out;
+    EXPECT_EQ(idle[1], "0") << "frames painted while idle: a timer is repainting";
 
     // The hovered value is the exact attention weight of head 3 at (q, k).
     std::smatch m;
