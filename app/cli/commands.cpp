@@ -22,6 +22,8 @@ const std::vector<CommandSpec>& commandTable() {
          "Compare two traces of one input: attention divergences, gate and loss "
          "differences",
          &makeCompareCommand},
+        {"export", "Write a figure (map, grid, retention, loss, compare) as PNG, SVG or PDF",
+         &makeExportCommand},
     };
     return table;
 }

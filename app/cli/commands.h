@@ -16,6 +16,7 @@ std::unique_ptr<Command> makeStatsCommand();
 std::unique_ptr<Command> makeBatchCommand();
 std::unique_ptr<Command> makeNiahCommand();
 std::unique_ptr<Command> makeCompareCommand();
+std::unique_ptr<Command> makeExportCommand();
 
 }  // namespace gatescope::app
 

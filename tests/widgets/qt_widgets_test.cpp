@@ -7,11 +7,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
 #include "core/sample/random_fox_checkpoint.h"
 #include "sample_trace.h"
+#include "widgets/gui/export_dialog.h"
 #include "widgets/gui/trace_job_runner.h"
 #include "widgets/gui/view_toolbar.h"
 #include "widgets/gui/viewer_session.h"
@@ -115,4 +118,42 @@ TEST(QtWidgets, TraceJobRunnerRunsInTheBackgroundAndCancels) {
     EXPECT_FALSE(ok);
     EXPECT_NE(error.toLower().indexOf("cancel"), -1) << error.toStdString();
     EXPECT_FALSE(std::filesystem::exists(request.out));
+}
+
+TEST(QtWidgets, ExportDialogWritesTheSameFileAsTheCli) {
+    app();
+    const auto path = sample::sampleTrace();
+    ASSERT_FALSE(path.empty());
+    auto doc = TraceDocument::open(path);
+    ASSERT_TRUE(doc);
+    QTemporaryDir dir;
+    FigureOptions base;
+    base.layer = 1;
+    base.head = 2;
+    base.begin = 0;
+    base.end = 24;
+    ExportDialog dialog(*doc, base);
+    const QString gui = dir.filePath("gui.svg"), cli = dir.filePath("cli.svg");
+    dialog.findChild<QComboBox*>("format")->setCurrentText("svg");
+    dialog.findChild<QLineEdit*>("path")->setText(gui);
+    ASSERT_TRUE(dialog.exportNow());
+    const std::string cmd = fmt::format(
+        "'{}' export '{}' --figure map --layer 1 --head 2 --range 0:24 --out '{}' >/dev/null "
+        "2>&1",
+        GATESCOPE_CLI, path.string(), cli.toStdString());
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    QFile a(gui), b(cli);
+    ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    const QByteArray bytes = a.readAll();
+    EXPECT_GT(bytes.size(), 1000);
+    const QByteArray other = b.readAll();
+    EXPECT_TRUE(bytes == other) << "one painter: the viewer's export should be the CLI's, byte "
+                                   "for byte; see test-tmp/export-gui.svg and export-cli.svg";
+    if (bytes != other) {
+        const QString keep = QStringLiteral(GATESCOPE_BINARY_DIR) + "/test-tmp/export-";
+        QFile::remove(keep + "gui.svg");
+        QFile::remove(keep + "cli.svg");
+        QFile::copy(gui, keep + "gui.svg");
+        QFile::copy(cli, keep + "cli.svg");
+    }
 }

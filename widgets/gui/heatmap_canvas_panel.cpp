@@ -88,7 +88,15 @@ void HeatmapCanvasPanel::handleInput(ImVec2 size) {
     if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
         if (auto cell = m_view.cellAt(mx, my)) m_session.context().setCursor(cell->query);
     }
-    if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) m_view.fitAll();
+    // Right-click: a small menu (the whole map; export this view through File > Export's dialog).
+    if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
+        ImGui::OpenPopup("##canvas_menu");
+    if (ImGui::BeginPopup("##canvas_menu")) {
+        if (ImGui::MenuItem("Show Whole Map")) m_view.fitAll();
+        if (ImGui::MenuItem("Export Figure...", nullptr, false, static_cast<bool>(m_onExport)))
+            m_onExport();
+        ImGui::EndPopup();
+    }
     (void)size;
 }
 

@@ -6,6 +6,7 @@
 // GUI thread only (draw() runs inside the host's paintGL).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -35,6 +36,10 @@ public:
         m_userMoved = true;
         return m_view;
     }
+    /// Called by the canvas's right-click menu item "Export Figure...".
+    void setExportAction(std::function<void()> action) { m_onExport = std::move(action); }
+    /// The viewport, read only (does not count as the user moving the view).
+    const Viewport& view() const { return m_view; }
     /// Canvas rectangle in host pixels, as of the last frame.
     ImVec2 canvasOrigin() const { return m_origin; }
     /// The level drawn in the last frame.
@@ -57,6 +62,7 @@ private:
     void drawStatus(ImDrawList* dl);
 
     ViewerSession& m_session;
+    std::function<void()> m_onExport;
     Viewport m_view;
     TileTextures m_textures;
     LossStrip m_lossStrip;

@@ -15,6 +15,7 @@
 #include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
@@ -103,6 +104,9 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     ViewerSession& s = *m_session;
     m_canvas = new ImGuiHost(std::make_unique<HeatmapCanvasPanel>(s), this);
     m_canvas->setObjectName("canvas");
+    // Right-click > Export Figure... on the canvas: the File > Export dialog, after this frame.
+    canvasPanel()->setExportAction(
+        [this] { QTimer::singleShot(0, this, [this] { showExportDialog(); }); });
     setCentralWidget(m_canvas);
     m_hosts = {m_canvas};
     QList<QDockWidget*> docks;

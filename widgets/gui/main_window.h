@@ -37,6 +37,9 @@ public:
     /// Go menu actions, also used by scripts.
     void goToPosition(int64_t token);
     void addBookmark(const QString& name);
+    /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
+    /// and the keys on screen.
+    void showExportDialog();
 
 signals:
     /// ok: the session is installed; otherwise `error` says why (also shown in a message box

@@ -1,4 +1,7 @@
 // MainWindow's menus: File (open, recent, run a model), Go (position, search, bookmarks), View.
+#include <algorithm>
+#include <cmath>
+
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -9,6 +12,8 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "widgets/gui/export_dialog.h"
+#include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/run_model_dialog.h"
 #include "widgets/gui/viewer_session.h"
@@ -31,6 +36,8 @@ void MainWindow::buildMenus() {
         connect(dialog, &RunModelDialog::traceReady, this, &MainWindow::openTrace);
         dialog->show();
     });
+    file->addAction("&Export Figure...", QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    [this] { showExportDialog(); });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -104,6 +111,32 @@ void MainWindow::rebuildBookmarksMenu() {
             });
     }
     m_bookmarksMenu->setEnabled(!marks.empty());
+}
+
+void MainWindow::showExportDialog() {
+    if (!m_session) {
+        QMessageBox::information(this, "Export Figure", "Open a trace first.");
+        return;
+    }
+    const auto& ctx = m_session->context();
+    FigureOptions base;
+    base.layer = ctx.layer();
+    base.head = ctx.head();
+    base.map = ctx.map() == MapView::Decay ? kernels::MapKind::Decay : kernels::MapKind::Attention;
+    base.colormap = ctx.colors().colormap;
+    const int64_t n = m_session->document().n();
+    base.begin = 0;
+    base.end = n;
+    if (auto* canvas = canvasPanel(); canvas && canvas->view().width() > 0) {
+        // The keys on screen, as whole tokens within the sequence.
+        const auto& v = canvas->view();
+        base.begin = std::clamp<int64_t>(static_cast<int64_t>(v.keyAt(0)), 0, n - 1);
+        base.end = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(v.keyAt(v.width()))),
+                                       base.begin + 1, n);
+    }
+    auto* dialog = new ExportDialog(m_session->documentPtr(), base, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 }  // namespace gatescope::widgets

@@ -1,0 +1,184 @@
+// `gatescope export`: every figure kind rendered by the real CLI (offscreen, no display) from the
+// demo trace; the files open (PNG at the right size and DPI, SVG is XML with the token labels as
+// text, PDF has one page), re-exports are byte-identical, and the PNGs match the committed
+// references in tests/data/figures within a small tolerance (font rasterizers differ a little).
+// Set GATESCOPE_UPDATE_FIGURES=1 to rewrite the references (then look at them).
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <QColor>
+#include <QImage>
+#include <QXmlStreamReader>
+
+#include "sample_trace.h"
+
+namespace gatescope {
+namespace {
+
+const std::filesystem::path kReferences =
+    std::filesystem::path(GATESCOPE_SOURCE_DIR) / "tests" / "data" / "figures";
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct Dir {
+    std::filesystem::path path;
+    Dir() {
+        std::random_device rd;
+        path = std::filesystem::path(GATESCOPE_BINARY_DIR) / "test-tmp" /
+               fmt::format("export-{}{}", rd(), rd());
+        std::filesystem::create_directories(path);
+    }
+    ~Dir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+/// Runs `gatescope export TRACE ARGS --out OUT` with no display; returns the exit code.
+int exportFigure(const std::filesystem::path& trace, const std::string& args,
+                 const std::filesystem::path& out) {
+    const std::string cmd = fmt::format(
+        "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '{}' export '{}' {} --out '{}' "
+        ">/dev/null 2>'{}.err'",
+        GATESCOPE_CLI, trace.string(), args, out.string(), out.string());
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+double meanAbsDiff(const QImage& a, const QImage& b) {
+    const QImage x = a.convertToFormat(QImage::Format_RGB32);
+    const QImage y = b.convertToFormat(QImage::Format_RGB32);
+    double sum = 0;
+    for (int r = 0; r < x.height(); ++r) {
+        const auto* px = reinterpret_cast<const QRgb*>(x.constScanLine(r));
+        const auto* py = reinterpret_cast<const QRgb*>(y.constScanLine(r));
+        for (int c = 0; c < x.width(); ++c)
+            sum += std::abs(qRed(px[c]) - qRed(py[c])) + std::abs(qGreen(px[c]) - qGreen(py[c])) +
+                   std::abs(qBlue(px[c]) - qBlue(py[c]));
+    }
+    return sum / (3.0 * x.width() * x.height() * 255.0);
+}
+
+struct Case {
+    const char* name;
+    std::string args;
+    int width, height;  ///< PNG pixels at 100 DPI
+};
+
+class ExportFigure : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty()) << "gatescope demo failed";
+    const Case& c = GetParam();
+    std::string args = c.args;
+    if (args.find("{trace}") != std::string::npos)
+        args.replace(args.find("{trace}"), 7, "'" + trace.string() + "'");
+    Dir dir;
+    const auto png = dir.path / "fig.png", png2 = dir.path / "fig2.png";
+    const auto svg = dir.path / "fig.svg", pdf = dir.path / "fig.pdf", pdf2 = dir.path / "fig2.pdf",
+               svg2 = dir.path / "fig2.svg";
+    ASSERT_EQ(exportFigure(trace, args + " --dpi 100", png), 0) << slurp(png.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, args + " --dpi 100", png2), 0);
+    ASSERT_EQ(exportFigure(trace, args, svg), 0) << slurp(svg.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, args, svg2), 0);
+    ASSERT_EQ(exportFigure(trace, args, pdf), 0) << slurp(pdf.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, args, pdf2), 0);
+
+    // Same figure, same bytes.
+    EXPECT_EQ(slurp(png), slurp(png2));
+    EXPECT_EQ(slurp(svg), slurp(svg2));
+    EXPECT_EQ(slurp(pdf), slurp(pdf2));
+
+    // PNG: decodes at the size of the figure at 100 DPI, with the DPI recorded.
+    QImage image(QString::fromStdString(png.string()));
+    ASSERT_FALSE(image.isNull());
+    EXPECT_EQ(image.width(), c.width);
+    EXPECT_EQ(image.height(), c.height);
+    EXPECT_NEAR(image.dotsPerMeterX() * 0.0254, 100, 0.5);
+    // A higher DPI scales the pixels.
+    const auto png200 = dir.path / "fig200.png";
+    ASSERT_EQ(exportFigure(trace, args + " --dpi 200", png200), 0);
+    QImage big(QString::fromStdString(png200.string()));
+    EXPECT_EQ(big.width(), 2 * c.width);
+    EXPECT_NEAR(big.dotsPerMeterX() * 0.0254, 200, 0.5);
+
+    // SVG: well-formed XML whose text elements hold the title (and token labels for maps).
+    const std::string svgText = slurp(svg);
+    QXmlStreamReader xml(QByteArray::fromStdString(svgText));
+    std::vector<std::string> texts;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QStringLiteral("text"))
+            texts.push_back(xml.readElementText(QXmlStreamReader::IncludeChildElements)
+                                .trimmed()
+                                .toStdString());
+    }
+    ASSERT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+    auto hasText = [&](const std::string& t) {
+        return std::find(texts.begin(), texts.end(), t) != texts.end();
+    };
+    if (std::string(c.name) == "map" || std::string(c.name) == "compare") {
+        // The demo text starts "A forgetting gate decides": character tokens as labels.
+        for (const char* label : {"A", "f", "o", "r", "g", "d"})
+            EXPECT_TRUE(hasText(label)) << "token label " << label << " missing from the SVG";
+        EXPECT_TRUE(hasText("key position"));
+    }
+    EXPECT_GE(texts.size(), 5u);
+    EXPECT_EQ(svgText.find("Generated with Qt"), std::string::npos);  // no generator stamp
+
+    // PDF: one page, no creation time.
+    const std::string pdfText = slurp(pdf);
+    ASSERT_EQ(pdfText.rfind("%PDF", 0), 0u);
+    int pages = 0;
+    for (size_t at = pdfText.find("/Type /Page"); at != std::string::npos;
+         at = pdfText.find("/Type /Page", at + 1))
+        if (pdfText.compare(at, 12, "/Type /Pages") != 0) ++pages;
+    EXPECT_EQ(pages, 1);
+
+    // Pixels against the committed reference.
+    const auto ref = kReferences / fmt::format("{}.png", c.name);
+    if (std::getenv("GATESCOPE_UPDATE_FIGURES")) {
+        std::filesystem::create_directories(kReferences);
+        std::filesystem::copy_file(png, ref, std::filesystem::copy_options::overwrite_existing);
+    }
+    QImage reference(QString::fromStdString(ref.string()));
+    ASSERT_FALSE(reference.isNull()) << "missing reference " << ref;
+    ASSERT_EQ(reference.size(), image.size());
+    EXPECT_LT(meanAbsDiff(image, reference), 2.0 / 255.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, ExportFigure,
+    ::testing::Values(Case{"map", "--figure map --layer 1 --head 2 --range 0:24", 800, 680},
+                      Case{"map_full", "--figure map --map decay --layer 0 --head 3", 800, 680},
+                      Case{"grid", "--figure grid", 742, 380},
+                      Case{"retention", "--figure retention --layer 0 --head 1", 900, 520},
+                      Case{"loss", "--figure loss", 900, 420},
+                      Case{"compare", "--figure compare --compare {trace} --range 0:24", 1500,
+                           500}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+TEST(ExportCommand, RejectsBadArguments) {
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty());
+    Dir dir;
+    EXPECT_EQ(exportFigure(trace, "--figure nope", dir.path / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map", dir.path / "a.bmp"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --layer 9", dir.path / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --range 5:3", dir.path / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure compare", dir.path / "a.png"), 2);
+    EXPECT_FALSE(std::filesystem::exists(dir.path / "a.png"));
+}
+
+}  // namespace
+}  // namespace gatescope

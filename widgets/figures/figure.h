@@ -1,0 +1,77 @@
+// Figures for export and for the screen: one painter per figure kind (a map of one head, the
+// layers x heads grid, retention, the per-token loss curve, an A / B / A - B comparison), all
+// drawn through QPainter so PNG, SVG and PDF come from the same code. Data is loaded once (exact
+// tiles through core::loadTraceHead for ranges up to kExactLimit tokens, pyramid tiles beyond),
+// then painting is pure. Layout is in figure units of 1/100 inch; text is real text (DejaVu Sans).
+// Output carries no timestamps: the same figure of the same trace is the same file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <QSizeF>
+
+#include "data/common/result.h"
+#include "data/trace/trace_reader.h"
+#include "kernels/cpu/tile_source.h"
+#include "widgets/view/colormap.h"
+
+class QPainter;
+
+namespace gatescope::widgets {
+
+enum class FigureKind { Map, Grid, Retention, Loss, Compare };
+enum class FigureFormat { Png, Svg, Pdf };
+
+const char* toString(FigureKind kind);
+std::optional<FigureKind> parseFigureKind(std::string_view name);
+const char* toString(FigureFormat format);
+/// From the file's extension (.png, .svg, .pdf; case-insensitive).
+std::optional<FigureFormat> formatFromPath(const std::filesystem::path& path);
+
+/// Ranges up to this many tokens are computed exactly; longer ones read pyramid tiles.
+inline constexpr int64_t kExactLimit = 4096;
+
+struct FigureOptions {
+    FigureKind kind = FigureKind::Map;
+    kernels::MapKind map = kernels::MapKind::Attention;  ///< Attention or Decay
+    int layer = 0;
+    int head = 0;
+    int64_t begin = 0;  ///< token range [begin, end) of map, compare, retention and loss
+    int64_t end = -1;   ///< -1: to the end of the sequence
+    ColormapKind colormap = ColormapKind::Viridis;
+    double width = 0;   ///< figure units (1/100 inch); 0: the kind's default
+    double height = 0;  ///< figure units; 0: the kind's default
+};
+
+class Figure {
+public:
+    virtual ~Figure() = default;
+    /// Size in figure units (1/100 inch).
+    virtual QSizeF size() const = 0;
+    /// Paints into [0, width] x [0, height] of the painter's current coordinates (figure units).
+    virtual void paint(QPainter& painter) const = 0;
+    /// A one-line title, also written as the document title of SVG and PDF.
+    virtual std::string title() const = 0;
+};
+
+/// Loads what `options` needs from `reader` (and `other`, the B trace of Compare, which must
+/// have the same number of tokens). Blocking. Errors: Usage for bad layer/head/range/kind,
+/// Missing for absent data, the reader's errors.
+Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader,
+                                           const FigureOptions& options,
+                                           const data::TraceReader* other = nullptr);
+
+/// Renders `figure` as `format` (PNG at `dpi` with that DPI recorded; SVG and PDF as vectors
+/// with real text). Deterministic bytes.
+Result<std::string> renderFigure(const Figure& figure, FigureFormat format, int dpi = 100);
+
+/// renderFigure then an atomic write to `path`.
+Status writeFigure(const Figure& figure, const std::filesystem::path& path, FigureFormat format,
+                   int dpi = 100);
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,273 @@
+#include "widgets/figures/figure_parts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <QImage>
+#include <QPainter>
+
+#include "core/maps/trace_head.h"
+#include "data/trace/pyramid_geometry.h"
+#include "widgets/figures/figure.h"
+
+namespace gatescope::widgets::figures {
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+void poolInto(Cells& cells, int64_t r, int64_t c, float v) {
+    if (!std::isfinite(v)) return;
+    float& dst = cells.values[static_cast<size_t>(r * cells.cols + c)];
+    if (std::isnan(dst) || v > dst) dst = v;
+}
+
+Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, kernels::MapKind kind,
+                        Cells cells) {
+    auto th = core::loadTraceHead(reader, layer, head);
+    if (!th) return th.error();
+    const auto& src = *(*th)->source;
+    const int64_t len = cells.end - cells.begin;
+    std::vector<float> band(static_cast<size_t>(cells.step * len));
+    for (int64_t r = 0; r < cells.rows; ++r) {
+        const int64_t row0 = cells.begin + r * cells.step;
+        const int64_t rows = std::min(cells.step, cells.end - row0);
+        src.compute(kind, row0, rows, cells.begin, len, band.data());
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < len; ++j)
+                poolInto(cells, r, j / cells.step, band[static_cast<size_t>(i * len + j)]);
+    }
+    cells.source = "exact";
+    return cells;
+}
+
+Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
+                          kernels::MapKind kind, Cells cells) {
+    const auto* info = reader.summary().layer(layer);
+    const char* name = kernels::toString(kind);
+    const auto* pyr = info ? info->pyramid(name) : nullptr;
+    if (!pyr || pyr->levels.empty())
+        return Error{ErrorKind::Missing,
+                     fmt::format("layer {} stores no {} pyramid and the range is longer than {} "
+                                 "tokens (too long to compute exactly)",
+                                 layer, name, kExactLimit),
+                     reader.path(),
+                     {}};
+    // The finest stored level whose cells are at least a figure cell; else the coarsest.
+    int level = pyr->levels.back();
+    for (int l : pyr->levels)
+        if ((int64_t{1} << l) >= cells.step) {
+            level = l;
+            break;
+        }
+    const int64_t n = reader.summary().nTokens;
+    const int64_t side = data::levelSide(n, level);
+    const int64_t c0 = cells.begin >> level, c1 = std::min(side, ((cells.end - 1) >> level) + 1);
+    const int64_t t0 = c0 / data::kTileSide, t1 = (c1 - 1) / data::kTileSide;
+    for (int64_t tr = t0; tr <= t1; ++tr)
+        for (int64_t tc = t0; tc <= tr; ++tc) {
+            auto tile = reader.pyramidTile(layer, name, data::Pool::Max, level, head, tr, tc);
+            if (!tile) return tile.error();
+            for (int64_t i = 0; i < tile->rows; ++i) {
+                const int64_t cr = tr * data::kTileSide + i;
+                if (cr < c0 || cr >= c1) continue;
+                const int64_t r = ((cr << level) - cells.begin) / cells.step;
+                for (int64_t j = 0; j < tile->cols; ++j) {
+                    const int64_t cc = tc * data::kTileSide + j;
+                    if (cc < c0 || cc >= c1) continue;
+                    const int64_t c = ((cc << level) - cells.begin) / cells.step;
+                    if (r >= 0 && r < cells.rows && c >= 0 && c < cells.cols)
+                        poolInto(cells, r, c, tile->at(i, j));
+                }
+            }
+        }
+    cells.source = fmt::format("pyramid level {} (max)", level);
+    return cells;
+}
+
+}  // namespace
+
+Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
+                           kernels::MapKind kind, int64_t begin, int64_t end, int maxCells) {
+    Cells cells;
+    cells.begin = begin;
+    cells.end = end;
+    const int64_t len = end - begin;
+    cells.step = std::max<int64_t>(1, (len + maxCells - 1) / maxCells);
+    cells.rows = cells.cols = (len + cells.step - 1) / cells.step;
+    cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), kNaN);
+    if (len <= kExactLimit) return loadExact(reader, layer, head, kind, std::move(cells));
+    return loadPyramid(reader, layer, head, kind, std::move(cells));
+}
+
+ValueRange cellRange(const Cells& cells, bool symmetric) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (float v : cells.values)
+        if (std::isfinite(v)) {
+            lo = std::min(lo, double{v});
+            hi = std::max(hi, double{v});
+        }
+    if (!(lo <= hi)) return {0, 1};
+    if (symmetric) {
+        const double m = std::max({std::abs(lo), std::abs(hi), 1e-12});
+        return {-m, m};
+    }
+    if (lo >= 0) lo = 0;
+    if (hi <= lo) hi = lo + 1;
+    return {lo, hi};
+}
+
+QFont figureFont(double pixels, bool bold) {
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(pixels))));
+    font.setBold(bold);
+    font.setHintingPreference(QFont::PreferNoHinting);
+    font.setKerning(true);
+    return font;
+}
+
+void drawCells(QPainter& p, const QRectF& rect, const Cells& cells, const ColorSettings& settings,
+               const ValueRange& range) {
+    if (cells.rows == 0 || cells.cols == 0) return;
+    QImage img(static_cast<int>(cells.cols), static_cast<int>(cells.rows), QImage::Format_RGBA8888);
+    for (int64_t r = 0; r < cells.rows; ++r)
+        colorize(cells.values.data() + r * cells.cols, 1, cells.cols, cells.cols, settings, range,
+                 reinterpret_cast<uint32_t*>(img.scanLine(static_cast<int>(r))));
+    p.save();
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    p.drawImage(rect, img);
+    p.restore();
+}
+
+std::string shortNumber(double v) {
+    if (v == 0) return "0";
+    std::string s = fmt::format("{:.3g}", v);
+    return s;
+}
+
+double niceStep(double span, int target) {
+    if (!(span > 0)) return 1;
+    const double raw = span / std::max(1, target);
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * mag >= raw) return m * mag;
+    return 10 * mag;
+}
+
+void drawColorBar(QPainter& p, const QRectF& rect, const ColorSettings& settings,
+                  const ValueRange& range, const std::string& label) {
+    QImage img(1, 256, QImage::Format_RGBA8888);
+    for (int i = 0; i < 256; ++i) {
+        const double t = 1.0 - i / 255.0;
+        const double v = range.lo + t * (range.hi - range.lo);
+        reinterpret_cast<uint32_t*>(img.scanLine(i))[0] = colorOf(v, settings, range);
+    }
+    p.save();
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    p.drawImage(rect, img);
+    p.setPen(QPen(Qt::black, 0.8));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(rect);
+    p.setFont(figureFont(11));
+    const double step = niceStep(range.hi - range.lo, 5);
+    for (double v = std::ceil(range.lo / step) * step; v <= range.hi + step * 1e-6; v += step) {
+        const double t = (v - range.lo) / (range.hi - range.lo);
+        const double y = rect.bottom() - t * rect.height();
+        p.drawLine(QPointF(rect.right(), y), QPointF(rect.right() + 4, y));
+        p.drawText(QRectF(rect.right() + 6, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::fromStdString(shortNumber(std::abs(v) < step * 1e-9 ? 0 : v)));
+    }
+    p.drawText(QRectF(rect.left() - 2, rect.top() - 22, 120, 16), Qt::AlignLeft | Qt::AlignBottom,
+               QString::fromStdString(label));
+    p.restore();
+}
+
+void drawPositionTicks(QPainter& p, const QRectF& rect, double begin, double end) {
+    p.save();
+    p.setPen(QPen(Qt::black, 0.8));
+    p.setFont(figureFont(11));
+    const double step = std::max(1.0, niceStep(end - begin, 6));
+    for (double v = std::ceil(begin / step) * step; v <= end; v += step) {
+        const double x = rect.left() + (v - begin) / (end - begin) * rect.width();
+        p.drawLine(QPointF(x, rect.bottom()), QPointF(x, rect.bottom() + 4));
+        p.drawText(QRectF(x - 40, rect.bottom() + 5, 80, 14), Qt::AlignHCenter | Qt::AlignTop,
+                   QString::number(static_cast<long long>(v)));
+    }
+    p.restore();
+}
+
+void drawValueTicks(QPainter& p, const QRectF& rect, double lo, double hi) {
+    p.save();
+    p.setPen(QPen(Qt::black, 0.8));
+    p.setFont(figureFont(11));
+    const double step = niceStep(hi - lo, 4);
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-6; v += step) {
+        const double y = rect.bottom() - (v - lo) / (hi - lo) * rect.height();
+        p.drawLine(QPointF(rect.left() - 4, y), QPointF(rect.left(), y));
+        p.drawText(QRectF(rect.left() - 60, y - 8, 54, 16), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::fromStdString(shortNumber(std::abs(v) < step * 1e-9 ? 0 : v)));
+    }
+    p.restore();
+}
+
+void drawTokenAxes(QPainter& p, const QRectF& rect, int64_t begin, int64_t end,
+                   const std::vector<std::string>& tokens, const std::string& xTitle,
+                   const std::string& yTitle, bool labelsY) {
+    p.save();
+    p.setPen(QPen(Qt::black, 0.8));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(rect);
+    const double cell = rect.width() / static_cast<double>(end - begin);
+    const double fontPx = std::min(11.0, cell * 0.85);
+    if (fontPx >= 7 && static_cast<int64_t>(tokens.size()) >= end) {
+        p.setFont(figureFont(fontPx));
+        for (int64_t t = begin; t < end; ++t) {
+            const QString text = QString::fromStdString(tokens[static_cast<size_t>(t)]);
+            const double c = (static_cast<double>(t - begin) + 0.5) * cell;
+            // x: rotated labels under the map, reading downwards.
+            p.save();
+            p.translate(rect.left() + c, rect.bottom() + 3);
+            p.rotate(90);
+            p.drawText(QRectF(0, -cell / 2, 70, cell), Qt::AlignLeft | Qt::AlignVCenter, text);
+            p.restore();
+            if (labelsY)
+                p.drawText(QRectF(rect.left() - 73, rect.top() + c - cell / 2, 70, cell),
+                           Qt::AlignRight | Qt::AlignVCenter, text);
+        }
+    } else {
+        drawPositionTicks(p, rect, static_cast<double>(begin), static_cast<double>(end));
+        if (labelsY) {
+            const double step = std::max(1.0, niceStep(static_cast<double>(end - begin), 6));
+            p.setFont(figureFont(11));
+            for (double v = std::ceil(begin / step) * step; v <= end; v += step) {
+                const double y = rect.top() + (v - begin) / (end - begin) * rect.height();
+                p.drawLine(QPointF(rect.left() - 4, y), QPointF(rect.left(), y));
+                p.drawText(QRectF(rect.left() - 60, y - 8, 54, 16),
+                           Qt::AlignRight | Qt::AlignVCenter,
+                           QString::number(static_cast<long long>(v)));
+            }
+        }
+    }
+    p.setFont(figureFont(12));
+    p.drawText(QRectF(rect.left(), rect.bottom() + 62, rect.width(), 16), Qt::AlignHCenter,
+               QString::fromStdString(xTitle));
+    if (labelsY) {
+        p.translate(rect.left() - 78, rect.center().y());
+        p.rotate(-90);
+        p.drawText(QRectF(-rect.height() / 2, -16, rect.height(), 16), Qt::AlignHCenter,
+                   QString::fromStdString(yTitle));
+    }
+    p.restore();
+}
+
+void drawTitle(QPainter& p, const QRectF& rect, const std::string& text) {
+    p.save();
+    p.setPen(Qt::black);
+    p.setFont(figureFont(16));  // one font face only: PDF object order stays fixed
+    p.drawText(rect, Qt::AlignHCenter | Qt::AlignVCenter, QString::fromStdString(text));
+    p.restore();
+}
+
+}  // namespace gatescope::widgets::figures

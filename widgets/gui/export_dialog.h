@@ -1,0 +1,42 @@
+// ExportDialog: File > Export Figure. Kind, format, DPI, token range and path; the figure is the
+// one `gatescope export` writes (widgets/figures), for the current layer, head, map and colormap.
+// GUI thread only; rendering blocks briefly (exact tiles up to kExactLimit tokens).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <QDialog>
+
+#include "widgets/figures/figure.h"
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace gatescope::widgets {
+
+struct TraceDocument;
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    /// `base`: layer, head, map, colormap and range of the current view.
+    ExportDialog(std::shared_ptr<const TraceDocument> document, FigureOptions base,
+                 QWidget* parent = nullptr);
+
+    /// Renders and writes the figure as set in the dialog; false (with a message box) on error.
+    bool exportNow();
+
+private:
+    std::shared_ptr<const TraceDocument> m_document;
+    FigureOptions m_base;
+    QComboBox* m_kind = nullptr;
+    QComboBox* m_format = nullptr;
+    QSpinBox* m_dpi = nullptr;
+    QLineEdit* m_range = nullptr;
+    QLineEdit* m_compare = nullptr;
+    QLineEdit* m_path = nullptr;
+};
+
+}  // namespace gatescope::widgets
