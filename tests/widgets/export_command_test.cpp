@@ -159,13 +159,13 @@ TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, ExportFigure,
-    ::testing::Values(Case{"map", "--figure map --layer 1 --head 2 --range 0:24", 800, 680},
-                      Case{"map_full", "--figure map --map decay --layer 0 --head 3", 800, 680},
-                      Case{"grid", "--figure grid", 742, 380},
-                      Case{"retention", "--figure retention --layer 0 --head 1", 900, 520},
-                      Case{"loss", "--figure loss", 900, 420},
-                      Case{"compare", "--figure compare --compare {trace} --range 0:24", 1500,
-                           500}),
+    ::testing::Values(
+        Case{"map", "--figure map --layer 1 --head 2 --range 0:24", 800, 680},
+        Case{"map_full", "--figure map --map decay --layer 0 --head 3", 800, 680},
+        Case{"grid", "--figure grid", 742, 380},
+        Case{"retention", "--figure retention --layer 0 --head 1 --range 0:300", 900, 520},
+        Case{"loss", "--figure loss", 900, 420},
+        Case{"compare", "--figure compare --compare {trace} --range 0:24", 1500, 500}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(ExportCommand, RejectsBadArguments) {
@@ -178,6 +178,38 @@ TEST(ExportCommand, RejectsBadArguments) {
     EXPECT_EQ(exportFigure(trace, "--figure map --range 5:3", dir.path / "a.png"), 2);
     EXPECT_EQ(exportFigure(trace, "--figure compare", dir.path / "a.png"), 2);
     EXPECT_FALSE(std::filesystem::exists(dir.path / "a.png"));
+}
+
+TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
+    // 6,000 tokens: past kExactLimit, so the whole map comes from a pyramid level whose cells
+    // are coarser than a figure cell would be; every plot pixel must still be coloured.
+    Dir dir;
+    {
+        std::ifstream in(std::filesystem::path(GATESCOPE_SOURCE_DIR) / "resources" / "samples" /
+                         "forgetting.txt");
+        const std::string text{std::istreambuf_iterator<char>(in), {}};
+        std::ofstream out(dir.path / "long.txt");
+        std::string repeated;
+        while (repeated.size() < 6000)
+            repeated += text;
+        out << repeated.substr(0, 6000);
+    }
+    const auto trace = dir.path / "long.h5";
+    const std::string demo = fmt::format(
+        "'{}' demo --text '{}' --out '{}' --model-dir '{}' >/dev/null 2>&1", GATESCOPE_CLI,
+        (dir.path / "long.txt").string(), trace.string(), (dir.path / "model").string());
+    ASSERT_EQ(std::system(demo.c_str()), 0);
+    const auto png = dir.path / "map.png";
+    ASSERT_EQ(exportFigure(trace, "--figure map --layer 0 --head 3 --dpi 100", png), 0)
+        << slurp(png.string() + ".err");
+    QImage image(QString::fromStdString(png.string()));
+    ASSERT_EQ(image.width(), 800);
+    // The plot is [100, 635) x [50, 585) at 100 DPI; look inside its border.
+    int white = 0;
+    for (int y = 53; y < 582; ++y)
+        for (int x = 103; x < 632; ++x)
+            if (image.pixel(x, y) == qRgb(255, 255, 255)) ++white;
+    EXPECT_EQ(white, 0);
 }
 
 }  // namespace

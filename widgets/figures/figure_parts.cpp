@@ -62,6 +62,13 @@ Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
             level = l;
             break;
         }
+    // A figure cell must hold at least one pyramid cell, or the figure shows gaps.
+    if ((int64_t{1} << level) > cells.step) {
+        cells.step = int64_t{1} << level;
+        cells.rows = cells.cols = (cells.end - cells.begin + cells.step - 1) / cells.step;
+    }
+    // Tiles above the diagonal are never stored: the maps are 0 there.
+    cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), 0.f);
     const int64_t n = reader.summary().nTokens;
     const int64_t side = data::levelSide(n, level);
     const int64_t c0 = cells.begin >> level, c1 = std::min(side, ((cells.end - 1) >> level) + 1);
