@@ -212,5 +212,24 @@ TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
     EXPECT_EQ(white, 0);
 }
 
+TEST(ExportCommand, PerChannelRetentionHeatmapOfGsa) {
+    const auto trace = sample::gsaTrace();
+    if (trace.empty()) GTEST_SKIP() << "GSA fixture absent (../shared/fixtures)";
+    Dir dir;
+    const auto png = dir.path / "ret.png", svg = dir.path / "ret.svg";
+    ASSERT_EQ(exportFigure(trace, "--figure retention --layer 0 --head 0 --dpi 100", png), 0)
+        << slurp(png.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, "--figure retention --layer 0 --head 0", svg), 0);
+    QImage image(QString::fromStdString(png.string()));
+    ASSERT_EQ(image.width(), 900);
+    EXPECT_NE(slurp(svg).find("retention per channel"), std::string::npos);
+    // The heatmap fills the plot ([90, 700) x [50, 450) at 100 DPI): no white inside.
+    int white = 0;
+    for (int y = 53; y < 447; ++y)
+        for (int x = 93; x < 697; ++x)
+            if (image.pixel(x, y) == qRgb(255, 255, 255)) ++white;
+    EXPECT_EQ(white, 0);
+}
+
 }  // namespace
 }  // namespace gatescope
