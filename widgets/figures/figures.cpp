@@ -45,8 +45,17 @@ std::vector<std::string> displayTokens(const data::TraceReader& reader) {
     std::vector<std::string> out;
     auto tokens = reader.tokens();
     if (!tokens) return out;
-    for (const auto& t : tokens->text)
-        out.push_back(displayToken(t, 10));
+    for (const auto& t : tokens->text) {
+        std::string label = displayToken(t, 10);
+        // A label of spaces would be invisible: show each as a middle dot.
+        if (!label.empty() && label.find_first_not_of(' ') == std::string::npos) {
+            std::string dots;
+            for (size_t i = 0; i < label.size(); ++i)
+                dots += "\u00b7";
+            label = dots;
+        }
+        out.push_back(std::move(label));
+    }
     return out;
 }
 
