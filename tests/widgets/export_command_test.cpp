@@ -74,6 +74,11 @@ struct Case {
     int width, height;  ///< PNG pixels at 100 DPI
 };
 
+// ctest lists the case by name, not as raw bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.name << ": " << c.args;
+}
+
 class ExportFigure : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
