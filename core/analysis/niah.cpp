@@ -137,7 +137,9 @@ Result<std::vector<NiahCell>> runNiah(const NiahOptions& o,
             if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
             auto prompt = buildNiahPrompt(**tokenizer, *haystack, length, depth, o.easy);
             if (!prompt) return prompt.error();
-            NiahCell cell{length, depth};
+            NiahCell cell;
+            cell.length = length;
+            cell.depth = depth;
             cell.needleBegin = prompt->needleBegin;
             cell.needleEnd = prompt->needleEnd;
             const std::string stem = fmt::format("L{}_d{}", length, depth);

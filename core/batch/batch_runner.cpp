@@ -31,7 +31,9 @@ nlohmann::json statusJson(const RunStatus& s, const BatchRun& run) {
 }  // namespace
 
 RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
-    RunStatus s{run.id, "pending"};
+    RunStatus s;
+    s.id = run.id;
+    s.state = "pending";
     std::ifstream in(statusPath(r, run));
     if (!in) return s;
     try {
@@ -64,7 +66,9 @@ double meanLoss(const std::filesystem::path& trace) {
 
 RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const std::atomic<bool>* cancel,
                   const std::function<void(double)>& onFraction) {
-    RunStatus s{run.id, "failed"};
+    RunStatus s;
+    s.id = run.id;
+    s.state = "failed";
     if (run.planError) {
         s.error = run.planError->describe();
         return s;
