@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
+#include "app/cli/batch_figures.h"
 #include "app/cli/command.h"
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
@@ -104,6 +105,9 @@ private:
     int join(const core::BatchRecipe& recipe, const std::vector<core::BatchRun>& plan) {
         auto joined = core::joinBatch(recipe, plan);
         if (!joined) return reportError(joined.error());
+        auto figures = writeBatchFigures(recipe, plan);
+        if (!figures) return reportError(figures.error());
+        if (*figures) fmt::print(stderr, "gatescope: batch: {} figures written\n", *figures);
         fmt::print("{} runs: {} done, {} failed, {} pending; summary {}\n", plan.size(),
                    joined->done, joined->failed, joined->pending,
                    (recipe.output / "summary.csv").string());

@@ -95,6 +95,10 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
             return r.error("max_tokens", "max_tokens and token_budget must be >= 0");
         if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
             return st.error();
+        recipe.figures = j.value("figures", nlohmann::json::array());
+        for (const auto& f : recipe.figures)
+            if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
+                return r.error("figures", "each figure is an object with a \"figure\" kind");
         const auto a = j.value("analyses", nlohmann::json::object());
         recipe.analyses.loss = a.value("loss", true);
         recipe.analyses.gates = a.value("gates", true);

@@ -34,7 +34,11 @@ struct BatchRecipe {
     int64_t tokenBudget = 0;  ///< per checkpoint: later chunks are skipped once spent; 0 = none
     TraceRequest trace;       ///< template: dtype, threads, layers, pyramids, compression
     StatsOptions analyses;    ///< computed over each checkpoint's traces at the end
-    nlohmann::json source;    ///< the recipe as read, for the manifest
+    /// Figures per finished run (rendered by the app in builds with Qt): objects with "figure"
+    /// (map, grid, retention, loss), optional "layer", "head", "map", "range" ("A:B"),
+    /// "format" (svg, png, pdf; default svg), "dpi".
+    nlohmann::json figures = nlohmann::json::array();
+    nlohmann::json source;  ///< the recipe as read, for the manifest
 };
 
 /// Reads and validates `file`. Errors name the file and the key (Format, Missing, Usage).

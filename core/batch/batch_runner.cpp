@@ -131,7 +131,8 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
     for (const auto& run : plan)
         if (run.index % shard.count == shard.index) mine.push_back(&run);
     ShardOutcome outcome;
-    BatchProgress p{0, static_cast<int>(mine.size())};
+    BatchProgress p;
+    p.total = static_cast<int>(mine.size());
     for (const BatchRun* run : mine) {
         if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
         p.run = run->id;

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <hdf5.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "core/sample/random_fox_checkpoint.h"
@@ -26,7 +26,8 @@ using test::runCli;
 
 /// Two byte-level models, three documents (one longer than max_tokens: two chunks), and a third
 /// checkpoint entry that does not exist.
-std::filesystem::path writeRecipe(const test::TempDir& tmp, int docs = 2, bool bad = true) {
+std::filesystem::path writeRecipe(const test::TempDir& tmp, int docs = 2, bool bad = true,
+                                  const nlohmann::json& figures = nlohmann::json::array()) {
     core::RandomFoxSpec spec;
     spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
     EXPECT_TRUE(core::writeRandomFoxCheckpoint(tmp / "fox", spec));
@@ -45,7 +46,8 @@ std::filesystem::path writeRecipe(const test::TempDir& tmp, int docs = 2, bool b
                                    {"inputs", {"docs"}},
                                    {"max_tokens", 512},
                                    {"trace", {{"threads", 1}, {"pyramid_side", 256}}},
-                                   {"analyses", {{"attention", true}, {"bin_width", 64}}}};
+                                   {"analyses", {{"attention", true}, {"bin_width", 64}}},
+                                   {"figures", figures}};
     std::ofstream(tmp / "recipe.json") << recipe.dump(2);
     return tmp / "recipe.json";
 }
@@ -147,7 +149,10 @@ TEST(BatchCommand, InterruptedBatchResumesWithoutRedoingFinishedRuns) {
 
 TEST(BatchCommand, ShardsThenJoinEqualOneProcess) {
     test::TempDir tmp;
-    const auto recipe = writeRecipe(tmp, 2, false);
+    const nlohmann::json figures = {
+        {{"figure", "loss"}},
+        {{"figure", "map"}, {"layer", 0}, {"head", 1}, {"range", "0:64"}, {"format", "png"}}};
+    const auto recipe = writeRecipe(tmp, 2, false, figures);
     for (const char* shard : {"0/2", "1/2"}) {
         auto r = runCli(fmt::format("batch {} --shard {}", quoted(recipe), shard), tmp);
         ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -155,17 +160,29 @@ TEST(BatchCommand, ShardsThenJoinEqualOneProcess) {
     }
     auto r = runCli(fmt::format("batch {} --join", quoted(recipe)), tmp);
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_EQ(count(summary(tmp), "done"), 8);
+    const auto rows = summary(tmp);
+    EXPECT_EQ(count(rows, "done"), 8);
+#ifdef GATESCOPE_WITH_GUI
+    // The join renders the recipe's figures for every run: an SVG loss curve and a PNG map.
+    for (const auto& row : rows) {
+        const auto stem = std::filesystem::path(row["trace"].get<std::string>()).stem().string();
+        const auto dir = tmp / "out" / "figures" / row["checkpoint"].get<std::string>();
+        const auto svg = test::readFile(dir / (stem + ".loss-L0H0.svg"));
+        EXPECT_NE(svg.find("<svg"), std::string::npos) << row["run"];
+        const auto png = test::readFile(dir / (stem + ".map-L0H1.png"));
+        EXPECT_EQ(png.substr(1, 3), "PNG") << row["run"];
+    }
+#endif
 }
 
 TEST(BatchCommand, MpirunShardsAndRankZeroJoins) {
     if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
     test::TempDir tmp;
     const auto recipe = writeRecipe(tmp, 2, false);
-    const std::string cmd =
-        fmt::format("OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root "
+    const std::string cmd = fmt::format(
+        "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root "
         "--oversubscribe -n 3 {} batch {} > {} 2>&1",
-                    GATESCOPE_CLI, quoted(recipe), quoted(tmp / "mpi.log"));
+        GATESCOPE_CLI, quoted(recipe), quoted(tmp / "mpi.log"));
     const int code = std::system(cmd.c_str());
     ASSERT_EQ(WEXITSTATUS(code), 0) << test::readFile(tmp / "mpi.log");
     const auto log = test::readFile(tmp / "mpi.log");

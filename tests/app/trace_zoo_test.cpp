@@ -44,7 +44,9 @@ std::shared_ptr<data::TraceReader> trace(const std::filesystem::path& model,
     EXPECT_EQ(r.exitCode, 0) << r.err;
     auto info = runCli("info --json " + quoted(out), tmp);
     EXPECT_EQ(info.exitCode, 0) << info.err;
-    if (info.exitCode == 0) EXPECT_EQ(nlohmann::json::parse(info.out)["model_type"], modelType);
+    if (info.exitCode == 0) {
+        EXPECT_EQ(nlohmann::json::parse(info.out)["model_type"], modelType);
+    }
     auto reader = data::TraceReader::open(out);
     EXPECT_TRUE(reader) << (reader ? "" : reader.error().describe());
     return reader ? *reader : nullptr;

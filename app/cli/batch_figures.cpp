@@ -1,0 +1,102 @@
+#include "app/cli/batch_figures.h"
+
+#include <fmt/core.h>
+
+#include "core/batch/batch_runner.h"
+
+#ifdef GATESCOPE_WITH_GUI
+#include <QGuiApplication>
+#include <QHashFunctions>
+
+#include "widgets/figures/figure.h"
+#endif
+
+namespace gatescope::app {
+
+#ifdef GATESCOPE_WITH_GUI
+namespace {
+
+Result<widgets::FigureOptions> figureOptions(const nlohmann::json& f) {
+    widgets::FigureOptions o;
+    const auto kind = widgets::parseFigureKind(f["figure"].get<std::string>());
+    if (!kind || *kind == widgets::FigureKind::Compare)
+        return Error{ErrorKind::Usage,
+                     "unknown or unsupported batch figure kind",
+                     {},
+                     f["figure"].get<std::string>()};
+    o.kind = *kind;
+    o.layer = f.value("layer", 0);
+    o.head = f.value("head", 0);
+    o.map = f.value("map", "attention") == "decay" ? kernels::MapKind::Decay
+                                                   : kernels::MapKind::Attention;
+    const std::string range = f.value("range", "");
+    if (const auto colon = range.find(':'); colon != std::string::npos) {
+        o.begin = colon ? std::stoll(range.substr(0, colon)) : 0;
+        o.end = colon + 1 < range.size() ? std::stoll(range.substr(colon + 1)) : -1;
+    }
+    return o;
+}
+
+}  // namespace
+
+Result<int> writeBatchFigures(const core::BatchRecipe& recipe,
+                              const std::vector<core::BatchRun>& plan) {
+    if (recipe.figures.empty()) return 0;
+    // No display needed (Qt's offscreen platform), and deterministic PDF object order.
+    setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    QHashSeed::setDeterministicGlobalSeed();
+    static char name[] = "gatescope";
+    char* argv[] = {name, nullptr};
+    int argc = 1;
+    std::unique_ptr<QGuiApplication> app;
+    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(argc, argv);
+    int written = 0;
+    for (const auto& run : plan) {
+        if (core::readRunStatus(recipe, run).state != "done") continue;
+        std::shared_ptr<data::TraceReader> reader;
+        for (const auto& f : recipe.figures) {
+            auto options = figureOptions(f);
+            if (!options) return options.error();
+            const std::string format = f.value("format", "svg");
+            const auto stem = run.trace.stem().string();
+            const auto path = recipe.output / "figures" / run.checkpoint /
+                              fmt::format("{}.{}-L{}H{}.{}", stem, f["figure"].get<std::string>(),
+                                          options->layer, options->head, format);
+            if (std::filesystem::exists(path)) continue;
+            const auto kind = widgets::formatFromPath(path);
+            if (!kind) return Error{ErrorKind::Usage, "format must be svg, png or pdf", {}, format};
+            if (!reader) {
+                auto opened = data::TraceReader::open(recipe.output / run.trace);
+                if (!opened) return opened.error();
+                reader = *opened;
+            }
+            // Runs differ in length (the last chunk of a document is short): clamp the range.
+            const int64_t n = reader->summary().nTokens;
+            if (options->end > n) options->end = n;
+            if (options->begin >= n) options->begin = 0;
+            auto figure = widgets::makeFigure(*reader, *options);
+            if (!figure) {
+                Error e = figure.error();
+                e.message = fmt::format("{}: figure {}: {}", run.id, f.dump(), e.message);
+                return e;
+            }
+            std::error_code ec;
+            std::filesystem::create_directories(path.parent_path(), ec);
+            if (auto st = widgets::writeFigure(**figure, path, *kind, f.value("dpi", 150)); !st)
+                return st.error();
+            ++written;
+        }
+    }
+    return written;
+}
+#else
+Result<int> writeBatchFigures(const core::BatchRecipe& recipe, const std::vector<core::BatchRun>&) {
+    if (!recipe.figures.empty())
+        fmt::print(stderr,
+                   "gatescope: batch: figures skipped: this build has no Qt "
+                   "(GATESCOPE_GUI=OFF); the traces and tables are complete\n");
+    return 0;
+}
+#endif
+
+}  // namespace gatescope::app
