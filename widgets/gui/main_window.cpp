@@ -19,8 +19,10 @@
 
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
+#include "widgets/gui/needle_grid_panel.h"
 #include "widgets/gui/overview_panel.h"
 #include "widgets/gui/retention_panel.h"
+#include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/text_panel.h"
 #include "widgets/gui/view_toolbar.h"
 #include "widgets/gui/viewer_session.h"
@@ -60,7 +62,18 @@ QList<ImGuiHost*> MainWindow::hosts() const {
     return m_hosts;
 }
 
+StatisticsPanel* MainWindow::statisticsPanel() {
+    for (ImGuiHost* host : m_hosts)
+        if (host->objectName() == "statistics")
+            return static_cast<StatisticsPanel*>(&host->panel());
+    return nullptr;
+}
+
 void MainWindow::openTrace(const QString& path) {
+    if (path.endsWith(".json", Qt::CaseInsensitive)) {
+        openNeedleGrid(path);
+        return;
+    }
     statusBar()->showMessage("Opening " + path + " ...");
     QPointer<MainWindow> self(this);
     const std::string file = path.toStdString();
@@ -80,6 +93,7 @@ void MainWindow::openTrace(const QString& path) {
                 }
                 self->install(*doc);
                 self->rememberRecent(path);
+                self->applyPendingFocus(path);
                 emit self->traceOpened(true, {});
             },
             Qt::QueuedConnection);
@@ -91,6 +105,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         host->deleteLater();
     m_hosts.clear();
     for (QDockWidget* old : findChildren<QDockWidget*>()) {
+        if (old == m_gridDock) continue;  // the needle grid outlives traces
         removeDockWidget(old);
         old->deleteLater();
     }
@@ -123,10 +138,14 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
     dock("text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
     dock("retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
+    dock("statistics", std::make_unique<StatisticsPanel>(s), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks[2], docks[3]);
+    docks[2]->raise();
     resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
     resizeDocks({docks[2]}, {230}, Qt::Vertical);
     restoreState(QSettings().value("window/state").toByteArray());  // dock layout, by object name
     m_toolbar->bind(&s);
+    rebuildViewMenu();
     connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);
     connect(&s, &ViewerSession::contextChanged, this, [this] {
         repaintAll();

@@ -1,5 +1,6 @@
 // MainWindow: the viewer's Qt shell. Owns the menus (File, Go, View), the toolbar, the docks and
-// the ImGui hosts (heatmap canvas in the centre; overview, retention and text docks), recent
+// the ImGui hosts (heatmap canvas in the centre; overview, retention, text and statistics docks;
+// the needle grid dock, which outlives traces), recent
 // files and window state (QSettings), drag and drop of traces. Opening a trace reads it on a
 // worker thread and installs a new ViewerSession when done. GUI thread only.
 #pragma once
@@ -9,6 +10,9 @@
 #include <QMainWindow>
 #include <QString>
 
+#include "widgets/view/needle_grid.h"
+
+class QDockWidget;
 class QLabel;
 class QMenu;
 
@@ -16,6 +20,8 @@ namespace gatescope::widgets {
 
 class HeatmapCanvasPanel;
 class ImGuiHost;
+class NeedleGridPanel;
+class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
 
@@ -25,8 +31,17 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens `path` in the background; traceOpened() reports the outcome.
+    /// Opens `path` in the background; traceOpened() reports the outcome. A `.json` path is a
+    /// needle grid: openNeedleGrid().
     void openTrace(const QString& path);
+    /// Reads a `gatescope niah` grid.json in the background and shows it in the Needle Grid dock
+    /// (which stays across traces); needleGridOpened() reports the outcome.
+    void openNeedleGrid(const QString& path);
+    /// Opens a grid cell's trace and, once open, moves the cursor to the needle and zooms the
+    /// canvas to the answer rows x the columns around the needle.
+    void openNeedleCell(const NeedleGridCell& cell);
+    NeedleGridPanel* needleGridPanel() { return m_gridPanel; }
+    StatisticsPanel* statisticsPanel();
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
@@ -45,6 +60,7 @@ signals:
     /// ok: the session is installed; otherwise `error` says why (also shown in a message box
     /// unless `quietErrors` is set).
     void traceOpened(bool ok, QString error);
+    void needleGridOpened(bool ok, QString error);
 
 public:
     bool quietErrors = false;
@@ -63,6 +79,8 @@ private:
     void repaintAll();
     void showHover();
     void find(bool next);
+    void rebuildViewMenu();
+    void applyPendingFocus(const QString& path);
 
     std::unique_ptr<ViewerSession> m_session;
     ImGuiHost* m_canvas = nullptr;
@@ -70,6 +88,11 @@ private:
     ViewToolbar* m_toolbar;
     QMenu* m_recentMenu;
     QMenu* m_bookmarksMenu;
+    QMenu* m_viewMenu;
+    QDockWidget* m_gridDock = nullptr;
+    NeedleGridPanel* m_gridPanel = nullptr;
+    /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
+    std::unique_ptr<NeedleGridCell> m_pendingCell;
     QLabel* m_hoverLabel;
     QString m_lastSearch;
     int64_t m_lastMatch = -1;

@@ -1,4 +1,5 @@
-// MainWindow's menus: File (open, recent, run a model), Go (position, search, bookmarks), View.
+// MainWindow's menus: File (open, needle grid, recent, run a model), Go (position, search,
+// bookmarks), View (dock toggles, main_window_grid.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -27,6 +28,11 @@ void MainWindow::buildMenus() {
         const QString path = QFileDialog::getOpenFileName(this, "Open trace", {},
                                                           "Traces (*.h5 *.hdf5);;All files (*)");
         if (!path.isEmpty()) openTrace(path);
+    });
+    file->addAction("Open &Needle Grid...", this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, "Open needle grid", {}, "Needle grids (grid.json *.json);;All files (*)");
+        if (!path.isEmpty()) openNeedleGrid(path);
     });
     m_recentMenu = file->addMenu("Open &Recent");
     rebuildRecentMenu();
@@ -62,6 +68,9 @@ void MainWindow::buildMenus() {
     });
     m_bookmarksMenu = go->addMenu("B&ookmarks");
     rebuildBookmarksMenu();
+
+    m_viewMenu = menuBar()->addMenu("&View");  // a toggle per dock, filled when docks exist
+    rebuildViewMenu();
 }
 
 void MainWindow::find(bool next) {

@@ -1,0 +1,41 @@
+// StatisticsPanel: statistics of the current layer. Gate statistics per head and channel
+// (core::gateStats: mean retention, quantiles, timescale, horizon, kind) load on a worker as soon
+// as the layer is shown; "Compute attention statistics" runs core::attentionStats for the layer on
+// a worker (exact, O(N^2) per head), cancelled when the layer or trace changes or the panel goes.
+// Clicking a row selects that head. GUI thread only.
+#pragma once
+
+#include <memory>
+
+#include "widgets/gui/panel.h"
+#include "widgets/gui/viewer_session.h"
+#include "widgets/view/layer_stats.h"
+
+namespace gatescope::widgets {
+
+class StatisticsPanel final : public Panel {
+public:
+    /// `session` must outlive the panel.
+    explicit StatisticsPanel(ViewerSession& session) : m_session(session) {}
+    ~StatisticsPanel() override;
+
+    const char* title() const override { return "Statistics"; }
+    void draw(PanelFrame& frame) override;
+
+    /// Starts the attention statistics of the current layer (the button; also for scripts).
+    void computeAttention();
+    /// Whether the attention statistics of the current layer are done (ok or not).
+    bool attentionDone() const { return m_attention && m_attention->done; }
+
+private:
+    void drawGates();
+    void drawAttention();
+    void cancelAttention();
+
+    ViewerSession& m_session;
+    int m_layer = -1;
+    std::shared_ptr<GateStatsSlot> m_gates;
+    std::shared_ptr<AttentionStatsSlot> m_attention;
+};
+
+}  // namespace gatescope::widgets
