@@ -10,6 +10,24 @@ namespace {
 constexpr int64_t kRowChunk = 256;
 constexpr int64_t kDeviceRowChunk = 1024;
 
+/// One row chunk's logits: as returned (softcapped when the head has a cap), as scored for
+/// loss/rank/entropy, and the float64 log-probabilities of the scored ones.
+struct ChunkLogits {
+    torch::Tensor capped, scored, logp;
+};
+
+ChunkLogits chunkLogits(const torch::Tensor& hidden, const LogitsHead& head,
+                        const Precision& precision, int64_t row0, int64_t rows) {
+    ChunkLogits c;
+    auto raw = (*head.projection)(hidden.narrow(0, row0, rows), precision)
+                   .to(torch::kFloat32)
+                   .narrow(1, 0, head.vocabSize);
+    c.capped = head.softcap ? *head.softcap * torch::tanh(raw / *head.softcap) : raw;
+    c.scored = head.lossFromSoftcapped ? c.capped : raw;
+    c.logp = torch::log_softmax(c.scored.to(torch::kFloat64), 1);
+    return c;
+}
+
 /// The same statistics with every reduction on the device (one host copy per chunk, no per-row
 /// synchronization): the target's log-probability by gather, its rank as the count of larger
 /// logits, entropy in float64 as on the CPU.
@@ -23,13 +41,8 @@ void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& he
     targetTensor = targetTensor.to(hidden.device());
     for (int64_t row0 = 0; row0 < n; row0 += kDeviceRowChunk) {
         const int64_t rows = std::min(kDeviceRowChunk, n - row0);
-        auto raw = (*head.projection)(hidden.narrow(0, row0, rows), precision)
-                       .to(torch::kFloat32)
-                       .narrow(1, 0, vocab);
-        torch::Tensor capped = raw;
-        if (head.softcap) capped = *head.softcap * torch::tanh(raw / *head.softcap);
-        const torch::Tensor& scored = head.lossFromSoftcapped ? capped : raw;
-        auto logp = torch::log_softmax(scored.to(torch::kFloat64), 1);
+        const auto chunk = chunkLogits(hidden, head, precision, row0, rows);
+        const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;
         auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32);
         auto t = targetTensor.narrow(0, row0, rows).unsqueeze(1);
         auto loss = (-logp.gather(1, t)).squeeze(1).to(torch::kFloat32);
@@ -73,13 +86,8 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
     }
     for (int64_t row0 = 0; row0 < n; row0 += kRowChunk) {
         const int64_t rows = std::min(kRowChunk, n - row0);
-        auto raw = (*head.projection)(hidden.narrow(0, row0, rows), precision)
-                       .to(torch::kFloat32)
-                       .narrow(1, 0, vocab);
-        torch::Tensor capped = raw;
-        if (head.softcap) capped = *head.softcap * torch::tanh(raw / *head.softcap);
-        const torch::Tensor& scored = head.lossFromSoftcapped ? capped : raw;
-        auto logp = torch::log_softmax(scored.to(torch::kFloat64), 1);
+        const auto chunk = chunkLogits(hidden, head, precision, row0, rows);
+        const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;
         auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32).contiguous();
         auto scoredF = scored.contiguous();
         for (int64_t r = 0; r < rows; ++r) {
