@@ -22,6 +22,9 @@ const std::vector<CommandSpec>& commandTable() {
          "Compare two traces of one input: attention divergences, gate and loss "
          "differences",
          &makeCompareCommand},
+        {"train",
+         "Train a small byte-level model of any architecture on text and the pass-key task",
+         &makeTrainCommand},
         {"export", "Write a figure (map, grid, retention, loss, compare) as PNG, SVG or PDF",
          &makeExportCommand},
     };

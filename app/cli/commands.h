@@ -17,6 +17,7 @@ std::unique_ptr<Command> makeBatchCommand();
 std::unique_ptr<Command> makeNiahCommand();
 std::unique_ptr<Command> makeCompareCommand();
 std::unique_ptr<Command> makeExportCommand();
+std::unique_ptr<Command> makeTrainCommand();
 
 }  // namespace gatescope::app
 

@@ -43,7 +43,11 @@ public:
         sub.add_option("--haystack", m_options.haystack, "Haystack text (UTF-8)")->required();
         sub.add_option("--lengths", m_lengths, "Prompt lengths in tokens")->capture_default_str();
         sub.add_option("--depths", m_depths, "Needle depths in percent")->capture_default_str();
-        sub.add_flag("--easy", m_options.easy, "Easy mode: the needle states the question too");
+        auto* easy =
+            sub.add_flag("--easy", m_easy, "Easy mode: the needle states the question too");
+        sub.add_option("--passkey", m_passkey,
+                       "Pass-key retrieval instead of the FoX needle: hide this key (e.g. 71432)")
+            ->excludes(easy);
         sub.add_option("--out", m_options.out, "Output folder")->required();
         sub.add_option("--threads", m_options.trace.threads, "Threads (0: all cores)");
         sub.add_flag("--no-pyramids", m_noPyramids, "Keep factors but skip the pyramids");
@@ -54,6 +58,8 @@ public:
         if (!lengths) return reportError(lengths.error());
         auto depths = parseIndexList(m_depths, "--depths");
         if (!depths) return reportError(depths.error());
+        m_options.texts =
+            m_passkey.empty() ? core::foxNeedleTexts(m_easy) : core::passkeyNeedleTexts(m_passkey);
         m_options.lengths = *lengths;
         m_options.depths = *depths;
         m_options.trace.storePyramids = !m_noPyramids;
@@ -76,6 +82,8 @@ private:
     core::NiahOptions m_options;
     std::string m_lengths = "256,512,1024", m_depths = "0,25,50,75,100";
     bool m_noPyramids = false;
+    bool m_easy = false;
+    std::string m_passkey;
 };
 
 }  // namespace

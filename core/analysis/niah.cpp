@@ -87,12 +87,10 @@ std::string heatmapSvg(const std::vector<NiahCell>& cells, const NiahOptions& o)
 }
 
 Status writeGrid(const std::vector<NiahCell>& cells, const NiahOptions& o) {
-    nlohmann::json json = {{"model", o.modelDir.string()},
-                           {"haystack", o.haystack.string()},
-                           {"easy", o.easy},
-                           {"lengths", o.lengths},
-                           {"depths", o.depths},
-                           {"cells", nlohmann::json::array()}};
+    nlohmann::json json = {{"model", o.modelDir.string()}, {"haystack", o.haystack.string()},
+                           {"needle", o.texts.needle},     {"question", o.texts.question},
+                           {"answer", o.texts.answer},     {"lengths", o.lengths},
+                           {"depths", o.depths},           {"cells", nlohmann::json::array()}};
     std::string csv =
         "length,depth,exact_match,matched_prefix,answer_tokens,answer_loss,"
         "needle_begin,needle_end,trace\n";
@@ -135,7 +133,7 @@ Result<std::vector<NiahCell>> runNiah(const NiahOptions& o,
     for (int depth : o.depths)
         for (int64_t length : o.lengths) {
             if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-            auto prompt = buildNiahPrompt(**tokenizer, *haystack, length, depth, o.easy);
+            auto prompt = buildNiahPrompt(**tokenizer, *haystack, length, depth, o.texts);
             if (!prompt) return prompt.error();
             NiahCell cell;
             cell.length = length;

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/niah_prompt.h"
 #include "core/trace/trace_job.h"
 #include "data/common/result.h"
 
@@ -24,7 +25,9 @@ struct NiahOptions {
     std::filesystem::path haystack;  ///< UTF-8 text, repeated when shorter than a length
     std::vector<int64_t> lengths;    ///< total prompt + answer tokens per column
     std::vector<int> depths;         ///< needle depth in percent per row (0 = start, 100 = end)
-    bool easy = false;          ///< the paper's easy mode: the needle itself states the question
+    /// The needle, question and answer: the FoX paper's (foxNeedleTexts(true) is its easy mode,
+    /// where the needle itself states the question) or a pass key.
+    NeedleTexts texts = foxNeedleTexts(false);
     std::filesystem::path out;  ///< grid.json, grid.csv, heatmap.svg, cells/*.h5
     TraceRequest trace;         ///< template for the cells' traces (dtype, pyramids, ...)
 };

@@ -18,13 +18,22 @@ Result<std::vector<int32_t>> piece(const Tokenizer& tok, const std::string& text
 
 }  // namespace
 
+NeedleTexts foxNeedleTexts(bool easy) {
+    return {easy ? kNiahEasyNeedle : kNiahNeedle, kNiahQuestion, kNiahAnswer};
+}
+
+NeedleTexts passkeyNeedleTexts(const std::string& key) {
+    return {fmt::format("\nThe pass key is {0}. Remember it. {0} is the pass key.\n", key),
+            "\nWhat is the pass key? The pass key is", fmt::format(" {}.", key)};
+}
+
 Result<NiahPrompt> buildNiahPrompt(const Tokenizer& tok, const std::string& haystack,
-                                   int64_t length, int depth, bool easy) {
-    auto needle = piece(tok, easy ? kNiahEasyNeedle : kNiahNeedle);
+                                   int64_t length, int depth, const NeedleTexts& texts) {
+    auto needle = piece(tok, texts.needle);
     if (!needle) return needle.error();
-    auto question = piece(tok, kNiahQuestion);
+    auto question = piece(tok, texts.question);
     if (!question) return question.error();
-    auto answer = piece(tok, kNiahAnswer);
+    auto answer = piece(tok, texts.answer);
     if (!answer) return answer.error();
     auto hay = piece(tok, haystack);
     if (!hay) return hay.error();

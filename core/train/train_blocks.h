@@ -1,0 +1,29 @@
+// Private to core/train: the pieces the training nets share, written against ParamSet names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/torch_pch.h"
+#include "core/train/param_set.h"
+
+namespace gatescope::core::train {
+
+/// The official init of the fla / FoX codebases: N(0, 0.02^2) for projections and embeddings.
+inline constexpr double kInitStd = 0.02;
+
+/// x W^T (+ b) with W = params[prefix + ".weight"] and b = params[prefix + ".bias"] if present.
+torch::Tensor linear(const torch::Tensor& x, const ParamSet& params, const std::string& prefix);
+
+/// Adds a SwiGLU MLP's weights under `prefix` ("...mlp."): gate_proj [2I, d] when `fused` (the
+/// FoX layout), else gate_proj and up_proj [I, d]; down_proj [d, I].
+void addSwiGlu(ParamSet& params, const std::string& prefix, int64_t d, int64_t inter, bool fused);
+/// down(silu(gate x) * up x) with the weights addSwiGlu made.
+torch::Tensor swiGlu(const torch::Tensor& x, const ParamSet& params, const std::string& prefix,
+                     bool fused);
+
+/// Forget-gate biases spread over heads, logit(0.7) .. logit(0.998): heads start from local to
+/// long-range so that training can specialise them (the official code starts them all alike).
+torch::Tensor spreadGateBias(int64_t heads);
+
+}  // namespace gatescope::core::train

@@ -1,0 +1,108 @@
+#include "core/train/train_corpus.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/analysis/niah_prompt.h"
+
+namespace gatescope::core::train {
+
+namespace {
+
+bool isTextSource(const std::filesystem::path& p) {
+    const auto ext = p.extension().string();
+    return ext == ".py" || ext == ".txt" || ext == ".md" || ext == ".rst";
+}
+
+Result<std::vector<std::filesystem::path>> listFiles(
+    const std::vector<std::filesystem::path>& roots) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& root : roots) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(root, ec)) {
+            files.push_back(root);
+            continue;
+        }
+        if (!std::filesystem::is_directory(root, ec))
+            return Error{ErrorKind::Io, "no such file or folder", root.string(), {}};
+        auto options = std::filesystem::directory_options::skip_permission_denied;
+        for (auto it = std::filesystem::recursive_directory_iterator(root, options, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->is_regular_file(ec) && isTextSource(it->path())) files.push_back(it->path());
+        }
+        if (ec) return Error{ErrorKind::Io, "cannot list: " + ec.message(), root.string(), {}};
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+Result<TrainCorpus> loadTrainCorpus(const std::vector<std::filesystem::path>& roots,
+                                    const std::filesystem::path& exclude, int64_t maxBytes) {
+    auto files = listFiles(roots);
+    if (!files) return files.error();
+    std::error_code ec;
+    TrainCorpus corpus;
+    for (const auto& file : *files) {
+        if (static_cast<int64_t>(corpus.bytes.size()) >= maxBytes) break;
+        // By name too: another Python's copy of a held-out stdlib module is still held out.
+        if (!exclude.empty() && (file.filename() == exclude.filename() ||
+                                 std::filesystem::equivalent(file, exclude, ec)))
+            continue;
+        std::ifstream in(file, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in.good() && !in.eof()) return Error{ErrorKind::Io, "cannot read", file.string(), {}};
+        corpus.bytes += text.str();
+        corpus.bytes += '\n';
+        ++corpus.files;
+    }
+    if (corpus.bytes.size() < 4096) {
+        return Error{ErrorKind::Usage,
+                     fmt::format("the corpus has {} bytes; training needs at least 4096 (give "
+                                 "folders with .py/.txt/.md/.rst files)",
+                                 corpus.bytes.size()),
+                     roots.empty() ? std::string() : roots.front().string(), "--corpus"};
+    }
+    if (static_cast<int64_t>(corpus.bytes.size()) > maxBytes) corpus.bytes.resize(maxBytes);
+    return corpus;
+}
+
+SequenceSampler::SequenceSampler(const TrainCorpus& corpus, int64_t length, double recallFraction,
+                                 uint64_t seed)
+    : m_corpus(corpus), m_length(length), m_recallFraction(recallFraction), m_rng(seed) {}
+
+std::string SequenceSampler::window(int64_t size) {
+    const int64_t total = static_cast<int64_t>(m_corpus.bytes.size());
+    size = std::min(size, total);
+    std::uniform_int_distribution<int64_t> start(0, total - size);
+    return m_corpus.bytes.substr(static_cast<std::size_t>(start(m_rng)), size);
+}
+
+std::vector<int64_t> SequenceSampler::next() {
+    std::string text;
+    if (std::uniform_real_distribution<double>(0, 1)(m_rng) < m_recallFraction) {
+        const auto key = fmt::format("{:05d}", std::uniform_int_distribution<int>(0, 99999)(m_rng));
+        const auto task = passkeyNeedleTexts(key);
+        const int64_t fixed = task.needle.size() + task.question.size() + task.answer.size();
+        if (fixed < m_length) {
+            auto hay = window(m_length - fixed);
+            std::uniform_int_distribution<std::size_t> depth(0, hay.size());
+            hay.insert(depth(m_rng), task.needle);
+            text = hay + task.question + task.answer;
+        }
+    }
+    if (text.empty()) text = window(m_length);
+    while (static_cast<int64_t>(text.size()) < m_length)
+        text += text;  // a corpus shorter than a sequence: repeat it
+    std::vector<int64_t> ids(m_length);
+    for (int64_t i = 0; i < m_length; ++i)
+        ids[i] = static_cast<unsigned char>(text[static_cast<std::size_t>(i)]);
+    return ids;
+}
+
+}  // namespace gatescope::core::train
