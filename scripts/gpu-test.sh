@@ -23,18 +23,7 @@ fixtures=${GATESCOPE_FIXTURES:-}
 [[ -z $fixtures ]] && fixtures=$(cd .. && pwd)/shared/fixtures
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 
-# FMT_HEADER_ONLY: PyTorch's include folder carries its own fmt (v12) headers, which shadow the
-# system's fmt 9 in core/ (LibTorch's include dirs come first there); header-only fmt keeps every
-# translation unit self-contained whichever headers it sees. OMPI_SKIP_MPICXX: Open MPI's
-# deprecated C++ bindings (pulled in by mpi.h) are not in the machine's libmpi.
-if [[ ! -f $build/build.ninja ]]; then
-    torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGATESCOPE_GUI=OFF \
-        -DGATESCOPE_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$torch_prefix" \
-        -DGATESCOPE_FIXTURES_DIR="$fixtures" -DCMAKE_CXX_FLAGS="-DFMT_HEADER_ONLY=1 -DOMPI_SKIP_MPICXX=1" \
-        >"$logs/configure.log" 2>&1 ||
-        { tail -40 "$logs/configure.log"; exit 1; }
-fi
+scripts/gpu-configure.sh "$build" "$logs" "$fixtures" || exit 1
 start=$(date +%s)
 ninja -C "$build" -j"$(nproc)" core_tests kernels_cuda_tests >"$logs/build.log" 2>&1 ||
     { grep -E "error|FAILED" -A3 "$logs/build.log" | head -80; exit 1; }

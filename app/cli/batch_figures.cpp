@@ -6,8 +6,8 @@
 
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
-#include <QHashFunctions>
 
+#include "app/cli/offscreen_figures.h"
 #include "widgets/figures/figure.h"
 #endif
 
@@ -42,14 +42,7 @@ Result<widgets::FigureOptions> figureOptions(const nlohmann::json& f) {
 Result<int> writeBatchFigures(const core::BatchRecipe& recipe,
                               const std::vector<core::BatchRun>& plan) {
     if (recipe.figures.empty()) return 0;
-    // No display needed (Qt's offscreen platform), and deterministic PDF object order.
-    setenv("QT_QPA_PLATFORM", "offscreen", 0);
-    QHashSeed::setDeterministicGlobalSeed();
-    static char name[] = "gatescope";
-    char* argv[] = {name, nullptr};
-    int argc = 1;
-    std::unique_ptr<QGuiApplication> app;
-    if (!QGuiApplication::instance()) app = std::make_unique<QGuiApplication>(argc, argv);
+    const auto app = startOffscreenGui();
     int written = 0;
     for (const auto& run : plan) {
         if (core::readRunStatus(recipe, run).state != "done") continue;

@@ -1,59 +1,137 @@
-// `gatescope demo`: the README's main job. Writes a small FoX (Pro) checkpoint with seeded random
-// weights, traces the bundled sample text with it, and prints the trace's summary.
+// `gatescope demo`: the README's main job. Traces a bundled sample text with two bundled trained
+// sample models (FoX and the RoPE Transformer, resources/models), compares them, and opens the
+// viewer on both; without a display (or with --headless) it writes the comparison and exported
+// figures instead and says where.
+#include <cstdlib>
+
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/demo_figures.h"
 #include "app/cli/interrupt.h"
+#include "app/cli/offscreen_figures.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
-#include "core/sample/random_fox_checkpoint.h"
+#include "core/analysis/compare.h"
 #include "core/trace/trace_job.h"
+#include "data/common/atomic_file.h"
 
 namespace gatescope::app {
 
 namespace {
 
+constexpr const char* kSamples = GATESCOPE_SOURCE_DIR "/resources";
+
+bool hasDisplay() {
+    return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+}
+
 class DemoCommand final : public Command {
 public:
     void declare(CLI::App& sub) override {
-        sub.add_option("--out", m_out, "Trace to write")->capture_default_str();
+        sub.add_option("--out", m_out, "Output folder (traces, comparison, figures)")
+            ->capture_default_str();
         sub.add_option("--text", m_text, "Text to trace")->capture_default_str();
-        sub.add_option("--model-dir", m_modelDir,
-                       "Where to write the sample checkpoint (default: next to --out)");
+        sub.add_option("--models", m_models, "The two checkpoints to compare")
+            ->expected(2)
+            ->capture_default_str();
+        sub.add_option("--tokens", m_tokens, "Trace the first N tokens of the text (0: all)")
+            ->capture_default_str();
+        sub.add_flag("--headless", m_headless, "Write figures instead of opening the viewer");
     }
 
     int run() override {
         const std::filesystem::path out = m_out;
-        const std::filesystem::path modelDir =
-            m_modelDir.empty() ? out.parent_path() / "sample-fox-pro" : std::filesystem::path(m_modelDir);
-        core::RandomFoxSpec spec;  // 2 layers, d 64, 4 heads, byte-level vocabulary
-        spec.layers = 2;
-        if (auto st = core::writeRandomFoxCheckpoint(modelDir, spec); !st) {
-            return reportError(st.error());
+        std::error_code ec;
+        std::filesystem::create_directories(out, ec);
+        if (ec)
+            return reportError(
+                Error{ErrorKind::Io, "cannot create folder: " + ec.message(), out.string(), {}});
+        std::vector<std::filesystem::path> traces;
+        for (const auto& model : m_models) {
+            auto trace = traceWith(model, out);
+            if (!trace) return reportError(trace.error());
+            traces.push_back(*trace);
         }
-        fmt::print("sample checkpoint: {} (FoX Pro, random weights)\n", modelDir.string());
+        auto comparison = compare(traces[0], traces[1], out / "compare.json");
+        if (!comparison) return reportError(comparison.error());
+        printComparison(*comparison);
+        if (!m_headless && canRenderFigures() && hasDisplay()) {
+            fmt::print("opening the viewer on {} and {}\n", traces[0].string(), traces[1].string());
+            return openViewer(traces[0].string(), "");
+        }
+        if (!canRenderFigures()) {
+            fmt::print("this build has no Qt: traces and comparison are in {}\n", out.string());
+            return kExitOk;
+        }
+        auto figures = writeDemoFigures(traces[0], traces[1], *comparison, out / "figures");
+        if (!figures) return reportError(figures.error());
+        fmt::print("{}: wrote {} figures to {}\nopen the traces with `gatescope open {} {}`\n",
+                   hasDisplay() ? "headless" : "no display", figures->size(),
+                   (out / "figures").string(), traces[0].string(), traces[1].string());
+        for (const auto& f : *figures)
+            fmt::print("  {}\n", f.string());
+        return kExitOk;
+    }
 
+private:
+    Result<std::filesystem::path> traceWith(const std::filesystem::path& model,
+                                            const std::filesystem::path& out) {
         core::TraceRequest request;
-        request.modelDir = modelDir;
+        request.modelDir = model;
         request.input.path = m_text;
-        request.out = out;
+        if (m_tokens > 0) request.input.end = m_tokens;
+        request.out = out / (model.filename().string() + ".h5");
         ProgressReporter bar("tok");
         auto outcome = core::runTraceJob(
             request,
             [&](const core::TraceProgress& p) { bar.update(p.fraction, p.stage, p.tokens); },
             &installInterruptFlag());
         bar.finish();
-        if (!outcome) return reportError(outcome.error());
-        fmt::print("wrote {} ({} tokens) in {:.2f}s\n\n", outcome->path.string(), outcome->tokens,
-                   outcome->seconds);
-        return printTraceInfo(out.string(), false);
+        if (!outcome) return outcome.error();
+        fmt::print("traced {} with {} ({} tokens) in {:.1f}s: {}\n", m_text, model.string(),
+                   outcome->tokens, outcome->seconds, outcome->path.string());
+        return outcome->path;
     }
 
-private:
-    std::string m_out = "out/sample-trace.h5";
-    std::string m_text = GATESCOPE_SOURCE_DIR "/resources/samples/forgetting.txt";
-    std::string m_modelDir;
+    static Result<nlohmann::json> compare(const std::filesystem::path& a,
+                                          const std::filesystem::path& b,
+                                          const std::filesystem::path& json) {
+        auto ra = data::TraceReader::open(a);
+        if (!ra) return ra.error();
+        auto rb = data::TraceReader::open(b);
+        if (!rb) return rb.error();
+        core::CompareOptions options;
+        options.binWidth = 1024;
+        options.cancel = &installInterruptFlag();
+        auto result = core::compareTraces(**ra, **rb, options);
+        if (!result) return result.error();
+        auto table = *result;
+        table["loss"].erase("delta");  // per token: in the traces already
+        if (auto st = data::writeFileAtomically(json, table.dump(2) + "\n"); !st) return st.error();
+        return result;
+    }
+
+    static void printComparison(const nlohmann::json& c) {
+        const auto& loss = c["loss"];
+        fmt::print(
+            "loss A - B: {:+.4f} nats/token over {} positions; A better at {:.0f}% of them\n",
+            loss["mean_delta"].get<double>(), loss["positions"].get<int64_t>(),
+            100 * loss["a_better_fraction"].get<double>());
+        for (const auto& bin : loss["linear_bins"]) {
+            if (bin["count"].get<int64_t>() == 0) continue;
+            fmt::print("  positions {:>6}-{:<6} mean delta {:+.4f}\n", bin["begin"].get<int64_t>(),
+                       bin["end"].get<int64_t>(), bin["mean_delta"].get<double>());
+        }
+    }
+
+    std::string m_out = "out/demo";
+    std::string m_text = std::string(kSamples) + "/samples/held_out.py";
+    std::vector<std::string> m_models = {std::string(kSamples) + "/models/fox",
+                                         std::string(kSamples) + "/models/transformer"};
+    int64_t m_tokens = 8192;
+    bool m_headless = false;
 };
 
 }  // namespace

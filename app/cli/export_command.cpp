@@ -11,8 +11,8 @@
 #include "app/cli/report.h"
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
-#include <QHashFunctions>
 
+#include "app/cli/offscreen_figures.h"
 #include "widgets/figures/figure.h"
 #endif
 
@@ -88,14 +88,7 @@ int ExportCommand::run() {
     if (o.kind == FigureKind::Compare && m_compare.empty())
         return usageError("--figure compare needs --compare B.h5");
 
-    // No display needed: Qt's offscreen platform unless the caller chose one.
-    setenv("QT_QPA_PLATFORM", "offscreen", 0);
-    // Qt's hash tables order some PDF objects; a fixed seed keeps that order from run to run.
-    QHashSeed::setDeterministicGlobalSeed();
-    static char name[] = "gatescope";
-    char* argv[] = {name, nullptr};
-    int argc = 1;
-    QGuiApplication app(argc, argv);
+    const auto app = startOffscreenGui();
 
     auto reader = data::TraceReader::open(m_trace);
     if (!reader) return reportError(reader.error());

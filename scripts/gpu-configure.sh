@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# On the GPU machine (../shared/design/DEVICE.md): configures the headless project (no GUI) in
+# BUILD against the machine's PyTorch LibTorch (CUDA), once. Sourced by gpu-test.sh and
+# gpu-train-samples.sh. Usage: scripts/gpu-configure.sh BUILD LOGS [FIXTURES]
+# FMT_HEADER_ONLY: PyTorch's include folder carries its own fmt (v12) headers, which shadow the
+# system's fmt 9 in core/ (LibTorch's include dirs come first there); header-only fmt keeps every
+# translation unit self-contained whichever headers it sees. OMPI_SKIP_MPICXX: Open MPI's
+# deprecated C++ bindings (pulled in by mpi.h) are not in the machine's libmpi.
+set -uo pipefail
+build=$1
+logs=$2
+fixtures=${3:-}
+export PATH=/usr/local/cuda/bin:$PATH TORCH_CUDA_ARCH_LIST=9.0
+if [[ ! -f $build/build.ninja ]]; then
+    torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGATESCOPE_GUI=OFF \
+        -DGATESCOPE_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$torch_prefix" \
+        ${fixtures:+-DGATESCOPE_FIXTURES_DIR="$fixtures"} \
+        -DCMAKE_CXX_FLAGS="-DFMT_HEADER_ONLY=1 -DOMPI_SKIP_MPICXX=1" >"$logs/configure.log" 2>&1 ||
+        { tail -40 "$logs/configure.log"; exit 1; }
+fi
