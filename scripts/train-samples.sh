@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Retrains the bundled sample models (resources/models/ARCH) with `gatescope train`: byte-level,
-# 4 layers, width 128, 4 heads, on the Python standard library's sources with half of the
-# sequences carrying a pass-key needle; resources/samples/held_out.py (textwrap.py) is held out.
+# 4 layers, width 128, 4 heads, on the Python standard library's sources with 30% of the
+# sequences carrying a pass-key needle and 20% associative recall; resources/samples/held_out.py (textwrap.py) is held out.
 # Usage: scripts/train-samples.sh GATESCOPE OUT_DIR [ARCH...]
 #   DEVICE=cpu|cuda (default cpu), STEPS (default 2000), CORPUS (default: python3's stdlib folder)
 # docs/sample-models.md records how the bundled ones were trained and what they reached.
@@ -15,6 +15,6 @@ corpus=${CORPUS:-$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["st
 for arch in $archs; do
     "$cli" train --arch "$arch" --corpus "$corpus" --held-out resources/samples/held_out.py \
         --layers 4 --hidden 128 --heads 4 --seq-len 512 --batch 32 --steps "${STEPS:-2000}" \
-        --lr 3e-3 --warmup 200 --recall 0.5 --eval-every 500 --max-corpus-mb 32 \
+        --lr 3e-3 --warmup 200 --recall 0.3 --assoc 0.2 --eval-every 500 --max-corpus-mb 32 \
         --device "${DEVICE:-cpu}" --out "$out/$arch"
 done

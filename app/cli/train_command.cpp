@@ -44,6 +44,9 @@ public:
         sub.add_option("--recall", o.recallFraction,
                        "Share of sequences that are pass-key retrieval tasks")
             ->capture_default_str();
+        sub.add_option("--assoc", o.assocFraction,
+                       "Share of sequences that are multi-query associative recall")
+            ->capture_default_str();
         sub.add_option("--eval-every", o.evalEvery,
                        "Steps between held-out evaluations and "
                        "checkpoints")
@@ -90,11 +93,13 @@ private:
             corpus += " " + c.string();
         return fmt::format(
             "gatescope train --arch {} --corpus{}{} --layers {} --hidden {} --heads {} --seed {} "
-            "--steps {} --batch {} --seq-len {} --lr {} --warmup {} --recall {} --eval-every {} "
+            "--steps {} --batch {} --seq-len {} --lr {} --warmup {} --recall {} --assoc {} "
+            "--eval-every {} "
             "--max-corpus-mb {} --out {}",
             o.arch, corpus, o.heldOut.empty() ? "" : " --held-out " + o.heldOut.string(),
             o.shape.layers, o.shape.hiddenSize, o.shape.heads, o.shape.seed, o.steps, o.batch,
-            o.seqLen, o.lr, o.warmup, o.recallFraction, o.evalEvery, m_maxCorpusMb, o.out.string());
+            o.seqLen, o.lr, o.warmup, o.recallFraction, o.assocFraction, o.evalEvery, m_maxCorpusMb,
+            o.out.string());
     }
 
     core::train::TrainOptions m_options;

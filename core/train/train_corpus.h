@@ -29,17 +29,21 @@ class SequenceSampler {
 public:
     /// `recallFraction` of the sequences are pass-key tasks: a window of text with
     /// passkeyNeedleTexts(random 5-digit key).needle inserted at a random depth, then the
-    /// question and the answer at the end (core/analysis/niah_prompt.h).
+    /// question and the answer at the end (core/analysis/niah_prompt.h). `assocFraction` are
+    /// multi-query associative recall (Zoology's MQAR in bytes): "k=v" pairs of random two-letter
+    /// keys and two-digit values, then the keys asked again in random order ("k?v").
     SequenceSampler(const TrainCorpus& corpus, int64_t length, double recallFraction,
-                    uint64_t seed);
+                    double assocFraction, uint64_t seed);
     /// One sequence of exactly `length` ids in [0, 256).
     std::vector<int64_t> next();
 
 private:
     std::string window(int64_t size);
+    std::string passkeyTask();
+    std::string associativeRecall();
     const TrainCorpus& m_corpus;
     int64_t m_length;
-    double m_recallFraction;
+    double m_recallFraction, m_assocFraction;
     std::mt19937_64 m_rng;
 };
 

@@ -55,6 +55,7 @@ Status TrainLog::write(const std::filesystem::path& dir, const TrainProgress& la
         {"parameters", m_parameters},
         {"corpus", {{"roots", corpus}, {"files", m_corpusFiles}, {"bytes", m_corpusBytes}}},
         {"recall_fraction", o.recallFraction},
+        {"assoc_fraction", o.assocFraction},
         {"steps", o.steps},
         {"batch", o.batch},
         {"seq_len", o.seqLen},

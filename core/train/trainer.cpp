@@ -145,7 +145,8 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
     net->params().to(device);
     const auto config = checkpointConfig(o, *net);
     auto optimizer = makeOptimizer(o, net->params());
-    SequenceSampler sampler(corpus, o.seqLen + 1, o.recallFraction, o.shape.seed + 1);
+    SequenceSampler sampler(corpus, o.seqLen + 1, o.recallFraction, o.assocFraction,
+                            o.shape.seed + 1);
     TrainLog log(o, corpus.files, static_cast<int64_t>(corpus.bytes.size()), net->params().count());
 
     const auto start = std::chrono::steady_clock::now();

@@ -26,6 +26,7 @@ struct TrainOptions {
     /// recorded in train.json. Empty: the last 5% of the corpus bytes are held out instead.
     std::filesystem::path heldOut;
     double recallFraction = 0.5;  ///< share of sequences that are pass-key tasks
+    double assocFraction = 0.0;   ///< share that are multi-query associative recall
     int64_t steps = 1000;
     int64_t batch = 16;
     int64_t seqLen = 256;  ///< training length (attention is dense over it: at most 2048)
