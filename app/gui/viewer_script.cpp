@@ -16,6 +16,7 @@
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
+#include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/viewer_session.h"
 #include "widgets/view/token_search.h"
 
@@ -38,6 +39,12 @@ Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path
                          s->m_openFailed = !ok;
                          if (!ok) fmt::print("script: open failed: {}\n", error.toStdString());
                      });
+    QObject::connect(&window, &MainWindow::needleGridOpened, &window,
+                     [s = script.get()](bool ok, QString error) {
+                         s->m_gridOpened = ok;
+                         s->m_openFailed = !ok;
+                         if (!ok) fmt::print("script: grid failed: {}\n", error.toStdString());
+                     });
     return script;
 }
 
@@ -54,22 +61,38 @@ bool ViewerScript::waitFor(const std::function<bool()>& done, int timeoutMs) {
 }
 
 void ViewerScript::frames(int count) {
-    ImGuiHost* host = m_window.canvasHost();
-    if (!host) return;
-    const uint64_t target = host->frameCount() + static_cast<uint64_t>(count);
-    host->requestFrames();
-    waitFor([&] { return host->frameCount() >= target || (host->update(), false); }, 10000);
+    // Every host on screen paints `count` more frames (hidden ones, e.g. a dock behind a tab,
+    // never paint).
+    std::vector<std::pair<ImGuiHost*, uint64_t>> targets;
+    for (ImGuiHost* host : m_window.hosts()) {
+        if (!host->isVisible()) continue;
+        targets.emplace_back(host, host->frameCount() + static_cast<uint64_t>(count));
+        host->requestFrames();
+    }
+    waitFor(
+        [&] {
+            bool all = true;
+            for (auto& [host, target] : targets)
+                if (host->frameCount() < target) all = false, host->update();
+            return all;
+        },
+        10000);
 }
 
 bool ViewerScript::waitIdle(int timeoutMs) {
-    if (!waitFor([&] { return m_opened || m_openFailed; }, timeoutMs) || m_openFailed) return false;
-    ImGuiHost* host = m_window.canvasHost();
+    if (!waitFor([&] { return m_opened || m_openFailed || m_gridOpened; }, timeoutMs) ||
+        m_openFailed)
+        return false;
     return waitFor(
         [&] {
-            const uint64_t before = host->frameCount();
             frames(1);
-            return host->frameCount() > before && m_window.canvasPanel()->complete() &&
-                   m_window.session()->tiles().outstanding() == 0;
+            HeatmapCanvasPanel* canvas = m_window.canvasPanel();
+            StatisticsPanel* stats = m_window.statisticsPanel();
+            const bool statsShown =
+                stats && m_window.findChild<QWidget*>("statistics")->isVisible();
+            return (!canvas || canvas->complete()) &&
+                   (!m_window.session() || m_window.session()->tiles().outstanding() == 0) &&
+                   (!statsShown || stats->gatesDone()) && compareIdle();
         },
         timeoutMs);
 }
@@ -108,15 +131,16 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         fmt::print("script: gl {}\n", m_window.canvasHost()->glDescription());
         return true;
     }
-    if (!m_window.session()) return false;
-    ViewContext& ctx = m_window.session()->context();
-    HeatmapCanvasPanel* canvas = m_window.canvasPanel();
     if (cmd == "screenshot") {
         frames(2);
         const bool ok = m_window.grab().save(QString::fromStdString(arg(1)));
         fmt::print("script: screenshot {} {}\n", arg(1), ok ? "saved" : "FAILED");
         return ok;
     }
+    if (std::optional<bool> done = executeWindow(w)) return *done;
+    if (!m_window.session()) return false;
+    ViewContext& ctx = m_window.session()->context();
+    HeatmapCanvasPanel* canvas = m_window.canvasPanel();
     if (cmd == "fit")
         canvas->viewport().fitAll();
     else if (cmd == "zoom-cells") {

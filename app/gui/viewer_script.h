@@ -8,6 +8,13 @@
 //   hover Q K                 centres cell (Q, K) if off screen, moves the mouse over it;
 //                             prints "hover query= key= value= exact= level="
 //   cursor T | find TEXT | bookmark NAME
+//   dock NAME                 shows and raises the dock NAME (object name, e.g. statistics, or
+//                             title, e.g. "Needle Grid"); prints "dock NAME x= y= w= h="
+//   stats-attention           computes the Statistics dock's attention statistics of the layer,
+//                             shows their tab and waits; prints "stats gate-rows= attention-rows="
+//   open-grid PATH            opens a `gatescope niah` grid.json in the Needle Grid dock
+//   grid-click LENGTH DEPTH   clicks that grid cell and waits for its trace to open and draw;
+//                             prints "opened PATH tokens= cursor="
 //   bench-first-frame         prints the time from start to the first complete frame
 //   bench-pan FRAMES DX DY    pans by (DX, DY) px per frame; prints frame times, tile latencies
 //                             and resident memory
@@ -21,10 +28,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "data/common/result.h"
+
+class QWidget;
 
 namespace gatescope::widgets {
 class MainWindow;
@@ -43,6 +53,12 @@ private:
     ViewerScript(std::vector<std::string> lines, widgets::MainWindow& window)
         : m_lines(std::move(lines)), m_window(window) {}
     bool execute(const std::vector<std::string>& words);
+    /// Window-level commands (docks, needle grids, compare mode): the outcome, or nothing when
+    /// `words` is not one of them (viewer_script_window.cpp).
+    std::optional<bool> executeWindow(const std::vector<std::string>& words);
+    /// Whether compare mode (when on) has drawn everything it asked for.
+    bool compareIdle();
+    void sendClick(QWidget* host, double x, double y);
     bool waitIdle(int timeoutMs = 60000);
     bool waitFor(const std::function<bool()>& done, int timeoutMs);
     void frames(int count);
@@ -53,6 +69,7 @@ private:
     widgets::MainWindow& m_window;
     bool m_opened = false;
     bool m_openFailed = false;
+    bool m_gridOpened = false;
 };
 
 }  // namespace gatescope::app

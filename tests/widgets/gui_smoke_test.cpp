@@ -13,8 +13,11 @@
 #include <unistd.h>
 
 #include <QImage>
+#include <nlohmann/json.hpp>
 
+#include "core/sample/random_fox_checkpoint.h"
 #include "sample_trace.h"
+#include "widgets/view/needle_grid.h"
 #include "widgets/view/trace_document.h"
 
 using namespace gatescope;
@@ -53,24 +56,41 @@ size_t distinctColours(const QImage& img, QRect rect) {
     return colours.size();
 }
 
-double meanAbsDiff(const QImage& a, const QImage& b) {
+/// Mean absolute RGB difference inside `rect` of two images of the same size (255 when the
+/// sizes differ), sampling every `step`th pixel.
+double meanAbsDiffIn(const QImage& a, const QImage& b, QRect rect, int step = 2) {
     if (a.size() != b.size()) return 255;
+    rect = rect.intersected(a.rect());
     double sum = 0;
     int count = 0;
-    for (int y = 0; y < a.height(); y += 3)
-        for (int x = 0; x < a.width(); x += 3, ++count) {
+    for (int y = rect.top(); y <= rect.bottom(); y += step)
+        for (int x = rect.left(); x <= rect.right(); x += step, ++count) {
             const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
             sum += std::abs(qRed(p) - qRed(q)) + std::abs(qGreen(p) - qGreen(q)) +
                    std::abs(qBlue(p) - qBlue(q));
         }
-    return sum / (3.0 * count);
+    return count ? sum / (3.0 * count) : 0;
+}
+
+double meanAbsDiff(const QImage& a, const QImage& b) {
+    return meanAbsDiffIn(a, b, a.rect(), 3);
+}
+
+#define SKIP_WITHOUT_XVFB()                                       \
+    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) \
+    GTEST_SKIP() << "xvfb-run is not installed"
+
+/// The sample trace, opened (an error when it could not be made).
+Result<std::shared_ptr<const widgets::TraceDocument>> openSample() {
+    const auto trace = sample::sampleTrace();
+    if (trace.empty()) return Error{ErrorKind::Io, "could not make the sample trace", {}, {}};
+    return widgets::TraceDocument::open(trace);
 }
 
 }  // namespace
 
 TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
-    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0)
-        GTEST_SKIP() << "xvfb-run is not installed";
+    SKIP_WITHOUT_XVFB();
     const auto trace = sample::sampleTrace();
     ASSERT_FALSE(trace.empty()) << "could not make the sample trace";
     auto doc = widgets::TraceDocument::open(trace);
@@ -160,8 +180,7 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
 }
 
 TEST(GuiSmoke, PerChannelRetentionOfGsaUnderXvfb) {
-    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0)
-        GTEST_SKIP() << "xvfb-run is not installed";
+    SKIP_WITHOUT_XVFB();
     const auto trace = sample::gsaTrace();
     if (trace.empty()) GTEST_SKIP() << "no GSA fixture under " << GATESCOPE_FIXTURES_DIR;
     const std::filesystem::path shots =
@@ -181,4 +200,165 @@ TEST(GuiSmoke, PerChannelRetentionOfGsaUnderXvfb) {
     // The retention dock (bottom quarter of the window) shows the channels x positions heatmap.
     const QRect retention(0, img.height() * 3 / 4, img.width(), img.height() / 8);
     EXPECT_GT(distinctColours(img, retention), 30u) << "no channels x positions heatmap";
+}
+
+namespace {
+
+std::filesystem::path screenshotDir() {
+    const auto shots = std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "gui-screenshots";
+    std::filesystem::create_directories(shots);
+    return shots;
+}
+
+QImage loadPng(const std::filesystem::path& path) {
+    return QImage(QString::fromStdString(path.string()));
+}
+
+/// The integers after `key=` on the output line that starts with "script: PREFIX".
+std::vector<double> scriptNumbers(const std::string& out, const std::string& prefix,
+                                  const std::vector<std::string>& keys) {
+    std::vector<double> values;
+    const auto line = out.find("script: " + prefix);
+    if (line == std::string::npos) return values;
+    const std::string text = out.substr(line, out.find('\n', line) - line);
+    for (const std::string& key : keys) {
+        std::smatch m;
+        if (!std::regex_search(text, m, std::regex(" " + key + R"(=(-?[0-9.]+))"))) return {};
+        values.push_back(std::stod(m[1]));
+    }
+    return values;
+}
+
+}  // namespace
+
+// The Statistics dock drawn: raised over Retention by `dock statistics`, the gate table of layer 0
+// (one row per head and gate channel), then the attention table (one row per head).
+TEST(GuiSmoke, StatisticsDockDrawsGateAndAttentionTablesUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    auto doc = openSample();
+    ASSERT_TRUE(doc);
+    const auto trace = sample::sampleTrace();
+    const auto& layer0 = *(*doc)->summary().layer(0);
+    const auto shots = screenshotDir();
+    const auto before = shots / "6-retention-dock.png", gates = shots / "7-statistics-gates.png",
+               attention = shots / "8-statistics-attention.png";
+    for (const auto& f : {before, gates, attention})
+        std::filesystem::remove(f);
+    const auto script = shots / "statistics.script";
+    std::ofstream(script) << "wait\nscreenshot " << before.string() << "\ndock statistics\n"
+                          << "screenshot " << gates.string() << "\nstats-attention\n"
+                          << "screenshot " << attention.string() << "\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(trace, script, shots, status);
+    ASSERT_EQ(status, 0) << out;
+
+    const auto dock = scriptNumbers(out, "dock statistics", {"x", "y", "w", "h"});
+    ASSERT_EQ(dock.size(), 4u) << out;
+    const auto rows = scriptNumbers(out, "stats", {"gate-rows", "attention-rows"});
+    ASSERT_EQ(rows.size(), 2u) << out;
+    auto gateArray = (*doc)->reader->gates(0);
+    ASSERT_TRUE(gateArray);
+    EXPECT_EQ(rows[0], double(layer0.header.nHeads * gateArray->shape[2]))
+        << "one gate row per head and channel";
+    EXPECT_EQ(rows[1], double(layer0.header.nHeads)) << "one attention row per head";
+
+    const QImage a = loadPng(before), b = loadPng(gates), c = loadPng(attention);
+    ASSERT_FALSE(a.isNull() || b.isNull() || c.isNull());
+    ASSERT_EQ(a.size(), b.size());
+    const QRect dockRect{int(dock[0]), int(dock[1]), int(dock[2]), int(dock[3])};
+    EXPECT_GE(dockRect.width(), 600);
+    EXPECT_GE(dockRect.height(), 120);
+    EXPECT_GT(meanAbsDiffIn(a, b, dockRect), 3.0)
+        << "the Statistics dock did not replace Retention";
+    EXPECT_GT(meanAbsDiffIn(b, c, dockRect), 0.5) << "the Attention tab looks like the Gates tab";
+    EXPECT_GT(distinctColours(b, dockRect), 8u) << "no table drawn";
+    // The rest of the window (the map above the dock) did not change.
+    const QRect above(0, 60, a.width(), dockRect.top() - 80);
+    EXPECT_LT(meanAbsDiffIn(a, b, above), 0.5);
+}
+
+// A needle grid from the real `gatescope niah` on a random checkpoint: opened by
+// `gatescope open grid.json`, drawn in the Needle Grid dock, and a click on a cell opens that
+// cell's trace with the cursor on the needle and the canvas on the answer rows x needle columns.
+TEST(GuiSmoke, NeedleGridOpensACellTraceAtTheNeedleUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto shots = screenshotDir();
+    const auto dir = shots / "niah";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream hay(dir / "hay.txt");
+        for (int i = 0; i < 20; ++i)
+            hay << "The grass is green. The sky is blue. ";
+    }
+    core::RandomFoxSpec spec;
+    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
+    ASSERT_TRUE(core::writeRandomFoxCheckpoint(dir / "model", spec));
+    int status = 0;
+    const std::string make = runCapture(
+        fmt::format("cd '{}' && '{}' niah --model model --haystack hay.txt --lengths 300,420 "
+                    "--depths 0,50,100 --out grid --threads 1 2>&1",
+                    dir.string(), GATESCOPE_CLI),
+        status);
+    ASSERT_EQ(status, 0) << make;
+    const auto gridJson = dir / "grid" / "grid.json";
+    std::ifstream in(gridJson);
+    const auto grid = nlohmann::json::parse(in);
+    nlohmann::json cell;
+    for (const auto& c : grid["cells"])
+        if (c["length"] == 420 && c["depth"] == 50) cell = c;
+    ASSERT_FALSE(cell.is_null());
+
+    const auto gridPng = shots / "9-needle-grid.png", cellPng = shots / "10-needle-cell.png";
+    std::filesystem::remove(gridPng);
+    std::filesystem::remove(cellPng);
+    const auto script = shots / "grid.script";
+    std::ofstream(script) << "wait\nscreenshot " << gridPng.string()
+                          << "\ngrid-click 420 50\nscreenshot " << cellPng.string() << "\nquit 0\n";
+    const std::string out = runViewerScript(gridJson, script, shots, status);
+    ASSERT_EQ(status, 0) << out;
+
+    // The cell's own trace opened, with the cursor on the needle's first token.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(script: opened (\S+) tokens=)"))) << out;
+    EXPECT_EQ(std::filesystem::weakly_canonical(m[1].str()),
+              std::filesystem::weakly_canonical(dir / "grid" / cell["trace"].get<std::string>()));
+    const auto opened = scriptNumbers(out, "opened", {"tokens", "cursor"});
+    ASSERT_EQ(opened.size(), 2u) << out;
+    EXPECT_EQ(opened[0], 420);
+    const int64_t needleBegin = cell["needle"][0], needleEnd = cell["needle"][1];
+    EXPECT_EQ(opened[1], double(needleBegin));
+    // The canvas shows the needle's columns and the answer's rows.
+    std::smatch v;
+    ASSERT_TRUE(std::regex_search(
+        out, v, std::regex(R"(keys=([0-9.]+):([0-9.]+) queries=([0-9.]+):([0-9.]+))")))
+        << out;
+    const int64_t answerStart = 420 - cell["answer_tokens"].get<int64_t>();
+    EXPECT_LE(std::stod(v[1]), double(needleBegin));
+    EXPECT_GE(std::stod(v[2]), double(needleEnd));
+    EXPECT_LE(std::stod(v[3]), double(answerStart));
+    EXPECT_GE(std::stod(v[4]), 419.0);
+    EXPECT_LT(std::stod(v[2]) - std::stod(v[1]), 420.0) << "not zoomed: the whole map is shown";
+
+    // The clicked cell is drawn in the colour of its matched fraction.
+    const auto at = scriptNumbers(out, "grid-click at", {"x", "y"});
+    ASSERT_EQ(at.size(), 2u) << out;
+    const QImage g = loadPng(gridPng), c = loadPng(cellPng);
+    ASSERT_FALSE(g.isNull() || c.isNull());
+    const double fraction =
+        cell["answer_tokens"].get<int>() > 0
+            ? cell["matched_prefix"].get<double>() / cell["answer_tokens"].get<double>()
+            : 0.0;
+    const uint32_t want = widgets::needleColor(fraction);
+    const QRgb got = g.pixel(int(at[0]), int(at[1]) + 6);  // below the cell's text
+    EXPECT_NEAR(qRed(got), int(want & 0xff), 3);
+    EXPECT_NEAR(qGreen(got), int((want >> 8) & 0xff), 3);
+    EXPECT_NEAR(qBlue(got), int((want >> 16) & 0xff), 3);
+    // Then the map of the cell's trace fills the centre.
+    const QRect centre(c.width() * 2 / 5, c.height() / 4, c.width() / 4, c.height() / 3);
+    // (A random model's answer rows hardly attend to the needle: the colours are near-uniform,
+    // but they are the map's, not the empty canvas's background.)
+    const QRgb mid = c.pixel(centre.center());
+    EXPECT_FALSE(qRed(mid) == 18 && qGreen(mid) == 18 && qBlue(mid) == 22) << "no map drawn";
+    EXPECT_GT(meanAbsDiffIn(g, c, centre), 5.0);
 }

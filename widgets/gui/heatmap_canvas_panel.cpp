@@ -33,6 +33,14 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
         m_view.setTokensPerPixel(std::min(m_view.tokensPerPixel(), 1.0 / 16));
         m_view.centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
     }
+    if (m_fitRect) {
+        const TokenRect& r = *m_fitRect;
+        m_userMoved = true;
+        m_view.setTokensPerPixel(std::max((r.x1 - r.x0) / std::max(1.0, m_view.width()),
+                                          (r.y1 - r.y0) / std::max(1.0, m_view.height())) *
+                                 1.1);
+        m_view.centerOn((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+    }
     ImGui::SetCursorScreenPos(m_origin);
     ImGui::InvisibleButton("##canvas", m_size,
                            ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
@@ -73,7 +81,10 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
 void HeatmapCanvasPanel::handleInput(ImVec2 size) {
     const ImGuiIO& io = ImGui::GetIO();
     const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
-    if (ImGui::IsItemActive() || (ImGui::IsItemHovered() && io.MouseWheel != 0)) m_userMoved = true;
+    if (ImGui::IsItemActive() || (ImGui::IsItemHovered() && io.MouseWheel != 0)) {
+        m_userMoved = true;
+        m_fitRect.reset();
+    }
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
         m_view.zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
     }

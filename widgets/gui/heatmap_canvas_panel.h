@@ -34,8 +34,12 @@ public:
     /// moving the view: the map is no longer refitted when the canvas is resized.
     Viewport& viewport() {
         m_userMoved = true;
+        m_fitRect.reset();
         return m_view;
     }
+    /// Shows `keys x queries` (token coordinates) as large as it fits, now and again whenever the
+    /// canvas is resized, until the user zooms or pans (a needle grid cell's focus).
+    void fitTokens(const TokenRect& rect) { m_fitRect = rect; }
     /// Called by the canvas's right-click menu item "Export Figure...".
     void setExportAction(std::function<void()> action) { m_onExport = std::move(action); }
     /// The viewport, read only (does not count as the user moving the view).
@@ -69,6 +73,7 @@ private:
     bool m_initialized = false;
     bool m_userMoved = false;  // until then, the whole map is refitted on resize
     uint64_t m_seenFocus = 0;
+    std::optional<TokenRect> m_fitRect;  // kept in view across resizes until the user moves
     ImVec2 m_origin{0, 0}, m_size{1, 1};
     LevelChoice m_choice;
     LevelRange m_levels;

@@ -59,7 +59,10 @@ HeatmapCanvasPanel* MainWindow::canvasPanel() {
 }
 
 QList<ImGuiHost*> MainWindow::hosts() const {
-    return m_hosts;
+    QList<ImGuiHost*> all = m_hosts;
+    if (m_gridDock)
+        if (auto* grid = qobject_cast<ImGuiHost*>(m_gridDock->widget())) all.push_back(grid);
+    return all;
 }
 
 StatisticsPanel* MainWindow::statisticsPanel() {
@@ -125,25 +128,38 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     setCentralWidget(m_canvas);
     m_hosts = {m_canvas};
     QList<QDockWidget*> docks;
-    auto dock = [&](const char* name, std::unique_ptr<Panel> panel, Qt::DockWidgetArea area) {
+    auto dock = [&](const char* name, const char* title, std::unique_ptr<Panel> panel,
+                    Qt::DockWidgetArea area) {
         auto* host = new ImGuiHost(std::move(panel));
         host->setObjectName(name);
-        auto* d = new QDockWidget(name, this);
+        auto* d = new QDockWidget(title, this);
         d->setObjectName(QString(name) + "Dock");
         d->setWidget(host);
         addDockWidget(area, d);
         docks.push_back(d);
         m_hosts.push_back(host);
     };
-    dock("overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
-    dock("text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
-    dock("retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
-    dock("statistics", std::make_unique<StatisticsPanel>(s), Qt::BottomDockWidgetArea);
+    dock("overview", "Overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
+    dock("text", "Text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
+    dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
+    dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
+         Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks[2], docks[3]);
     docks[2]->raise();
     resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
     resizeDocks({docks[2]}, {230}, Qt::Vertical);
     restoreState(QSettings().value("window/state").toByteArray());  // dock layout, by object name
+    if (m_gridDock) {
+        // A needle grid stays in sight, on the left with the Overview, so other cells are a
+        // click away; the map keeps the centre.
+        tabifyDockWidget(docks[0], m_gridDock);
+        m_gridDock->show();
+        m_gridDock->raise();
+        // Once the new central widget is laid out (sizes given before that are not kept).
+        QTimer::singleShot(0, this, [this] {
+            if (m_gridDock) resizeDocks({m_gridDock}, {360}, Qt::Horizontal);
+        });
+    }
     m_toolbar->bind(&s);
     rebuildViewMenu();
     connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);

@@ -46,7 +46,7 @@ public:
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
     HeatmapCanvasPanel* canvasPanel();
-    /// Every ImGui host (canvas first), for repaints and tests.
+    /// Every ImGui host (canvas first; the needle grid's last), for repaints and tests.
     QList<ImGuiHost*> hosts() const;
 
     /// Go menu actions, also used by scripts.

@@ -58,6 +58,8 @@ void MainWindow::openNeedleGrid(const QString& path) {
                     w->m_gridDock->setObjectName("needleGridDock");
                     w->m_gridDock->setWidget(host);
                     w->addDockWidget(Qt::LeftDockWidgetArea, w->m_gridDock);
+                    // Wide enough for a few columns of readable cells (a new dock is narrow).
+                    w->resizeDocks({w->m_gridDock}, {420}, Qt::Horizontal);
                 }
                 self->m_gridDock->show();
                 self->m_gridDock->raise();
@@ -89,24 +91,11 @@ void MainWindow::applyPendingFocus(const QString& path) {
         return;
     const NeedleFocus focus = needleFocus(cell, m_session->document().n());
     m_session->context().focusOn(focus.cursor);
-    if (!m_canvas) return;
-    // The canvas sizes its viewport in its first frame (and follows the focus there); zoom to the
-    // answer rows x the needle's columns right after it.
-    ImGuiHost* canvas = m_canvas;
-    connect(
-        canvas, &QOpenGLWidget::frameSwapped, this,
-        [this, canvas, focus] {
-            if (canvas != m_canvas || !canvasPanel()) return;
-            Viewport& v = canvasPanel()->viewport();
-            const double cols = static_cast<double>(focus.colEnd - focus.colBegin);
-            const double rows = static_cast<double>(focus.rowEnd - focus.rowBegin);
-            v.setTokensPerPixel(
-                std::max(cols / std::max(1.0, v.width()), rows / std::max(1.0, v.height())) * 1.1);
-            v.centerOn((focus.colBegin + focus.colEnd) / 2.0,
-                       (focus.rowBegin + focus.rowEnd) / 2.0);
-            canvas->requestFrames();
-        },
-        Qt::SingleShotConnection);
+    if (HeatmapCanvasPanel* canvas = canvasPanel()) {
+        canvas->fitTokens(TokenRect{double(focus.colBegin), double(focus.rowBegin),
+                                    double(focus.colEnd), double(focus.rowEnd)});
+        m_canvas->requestFrames();
+    }
     statusBar()->showMessage(QString("Needle at tokens [%1, %2); answer from token %3")
                                  .arg(cell.needleBegin)
                                  .arg(cell.needleEnd)

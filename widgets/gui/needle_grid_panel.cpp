@@ -7,11 +7,22 @@
 
 namespace gatescope::widgets {
 
+std::optional<ImVec2> NeedleGridPanel::cellCenter(int64_t length, int depth) const {
+    const NeedleGrid& g = *m_grid;
+    const auto li = std::find(g.lengths.begin(), g.lengths.end(), length);
+    const auto di = std::find(g.depths.begin(), g.depths.end(), depth);
+    if (!m_cell0 || li == g.lengths.end() || di == g.depths.end()) return std::nullopt;
+    const float x = static_cast<float>(li - g.lengths.begin()) * (m_cellSize.x + m_step);
+    const float y = static_cast<float>(di - g.depths.begin()) * (m_cellSize.y + m_step);
+    return ImVec2(m_cell0->x + x + m_cellSize.x / 2, m_cell0->y + y + m_cellSize.y / 2);
+}
+
 void NeedleGridPanel::draw(PanelFrame&) {
     const NeedleGrid& g = *m_grid;
     ImGui::Text("%s", g.file.filename().string().c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("%s  (click a cell to open its trace at the needle)", g.model.c_str());
+    ImGui::TextDisabled("%s", g.model.c_str());
+    ImGui::TextDisabled("matched answer prefix per cell; click a cell to open its trace");
     if (g.lengths.empty() || g.depths.empty()) {
         ImGui::TextDisabled("empty grid");
         return;
@@ -21,6 +32,8 @@ void NeedleGridPanel::draw(PanelFrame&) {
     const float cw = std::clamp((avail.x - labelW) / g.lengths.size() - 2, 14.f, 120.f);
     const float ch = std::clamp((avail.y - labelH) / g.depths.size() - 2, 12.f, 60.f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    m_cell0 = ImVec2(origin.x + labelW, origin.y + labelH);
+    m_cellSize = ImVec2(cw, ch);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 text = IM_COL32(200, 200, 200, 255);
     for (size_t li = 0; li < g.lengths.size(); ++li) {

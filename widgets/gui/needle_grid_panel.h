@@ -6,6 +6,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+
+#include <imgui.h>
 
 #include "widgets/gui/panel.h"
 #include "widgets/view/needle_grid.h"
@@ -27,11 +30,18 @@ public:
         m_lastOpened = nullptr;
     }
     const NeedleGrid& grid() const { return *m_grid; }
+    /// Centre of the cell (length `length`, depth `depth`) in host pixels as of the last frame,
+    /// or nothing when the grid has no such cell or has not been drawn yet (scripts click it).
+    std::optional<ImVec2> cellCenter(int64_t length, int depth) const;
 
 private:
     std::shared_ptr<const NeedleGrid> m_grid;
     OpenCell m_open;
     const NeedleGridCell* m_lastOpened = nullptr;
+    // Cell geometry of the last frame: top-left of cell (0, 0), cell size, step between cells.
+    std::optional<ImVec2> m_cell0;
+    ImVec2 m_cellSize{0, 0};
+    float m_step = 2;
 };
 
 }  // namespace gatescope::widgets

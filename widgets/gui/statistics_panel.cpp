@@ -18,28 +18,48 @@ void StatisticsPanel::cancelAttention() {
     m_attention.reset();
 }
 
+void StatisticsPanel::followLayer() {
+    if (m_session.context().layer() == m_layer) return;
+    m_layer = m_session.context().layer();
+    if (m_gates) m_gates->cancel = true;
+    cancelAttention();
+    m_gates = startGateStats(m_session.document().reader, m_layer, repaintCallback());
+}
+
 void StatisticsPanel::computeAttention() {
+    followLayer();  // before the first frame too: the frame must not cancel this run
     cancelAttention();
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
     m_attention = startAttentionStats(m_session.document().reader, m_session.context().layer(),
                                       repaintCallback(), threads);
+    m_selectAttentionTab = true;
+    requestRepaint();
+}
+
+size_t StatisticsPanel::gateRows() const {
+    if (!gatesDone()) return 0;
+    std::lock_guard lock(m_gates->mutex);
+    return m_gates->value ? m_gates->value->channels.size() : 0;
+}
+
+size_t StatisticsPanel::attentionRows() const {
+    if (!attentionDone()) return 0;
+    std::lock_guard lock(m_attention->mutex);
+    return m_attention->value ? m_attention->value->size() : 0;
 }
 
 void StatisticsPanel::draw(PanelFrame&) {
-    const ViewContext& ctx = m_session.context();
-    if (ctx.layer() != m_layer) {
-        m_layer = ctx.layer();
-        if (m_gates) m_gates->cancel = true;
-        cancelAttention();
-        m_gates = startGateStats(m_session.document().reader, m_layer, repaintCallback());
-    }
+    followLayer();
     ImGui::Text("Layer %d", m_layer);
     if (ImGui::BeginTabBar("##stats")) {
         if (ImGui::BeginTabItem("Gates")) {
             drawGates();
             ImGui::EndTabItem();
         }
-        if (ImGui::BeginTabItem("Attention")) {
+        const ImGuiTabItemFlags select =
+            m_selectAttentionTab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+        m_selectAttentionTab = false;
+        if (ImGui::BeginTabItem("Attention", nullptr, select)) {
             drawAttention();
             ImGui::EndTabItem();
         }

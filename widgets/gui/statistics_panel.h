@@ -22,20 +22,30 @@ public:
     const char* title() const override { return "Statistics"; }
     void draw(PanelFrame& frame) override;
 
-    /// Starts the attention statistics of the current layer (the button; also for scripts).
+    /// Starts the attention statistics of the current layer and shows their tab (the button;
+    /// also for scripts).
     void computeAttention();
     /// Whether the attention statistics of the current layer are done (ok or not).
     bool attentionDone() const { return m_attention && m_attention->done; }
+    /// Whether the gate statistics of the shown layer are done (ok or not); false before the
+    /// panel's first frame, which starts them.
+    bool gatesDone() const { return m_gates && m_gates->done; }
+    /// Rows of the gate and attention tables (0 while computing or after an error).
+    size_t gateRows() const;
+    size_t attentionRows() const;
 
 private:
     void drawGates();
     void drawAttention();
     void cancelAttention();
+    /// Restarts the gate statistics (and drops attention's) when the shown layer changed.
+    void followLayer();
 
     ViewerSession& m_session;
     int m_layer = -1;
     std::shared_ptr<GateStatsSlot> m_gates;
     std::shared_ptr<AttentionStatsSlot> m_attention;
+    bool m_selectAttentionTab = false;
 };
 
 }  // namespace gatescope::widgets
