@@ -12,6 +12,7 @@ namespace gatescope::core::train {
 std::unique_ptr<TrainNet> makeFoxTrainNet(const NetShape& shape);
 std::unique_ptr<TrainNet> makeTransformerTrainNet(const NetShape& shape);
 std::unique_ptr<TrainNet> makeWallTrainNet(const NetShape& shape);
+std::unique_ptr<TrainNet> makeGatedFwaTrainNet(const NetShape& shape);
 std::unique_ptr<TrainNet> makePowerTrainNet(const NetShape& shape);
 std::unique_ptr<TrainNet> makeGsaTrainNet(const NetShape& shape);
 
@@ -24,6 +25,7 @@ const std::vector<std::pair<std::string, Factory>>& factories() {
         {"fox", &makeFoxTrainNet},                  // fox_train_net.cpp
         {"transformer", &makeTransformerTrainNet},  // fox_train_net.cpp (no forget gate)
         {"wall", &makeWallTrainNet},                // wall_train_net.cpp
+        {"gated_fwa", &makeGatedFwaTrainNet},       // gatedfwa_train_net.cpp
         {"power", &makePowerTrainNet},              // power_train_net.cpp
         {"gsa", &makeGsaTrainNet},                  // gsa_train_net.cpp
     };
