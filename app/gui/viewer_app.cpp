@@ -46,6 +46,16 @@ int runViewer(int argc, char** argv, const ViewerOptions& options) {
         script = std::move(*loaded);
         QTimer::singleShot(0, &window, [&] { QApplication::exit(script->run()); });
     }
+    if (!options.compare.empty()) {
+        if (script) script->expectCompare();
+        const QString b = QString::fromStdString(options.compare);
+        QObject::connect(
+            &window, &widgets::MainWindow::traceOpened, &window,
+            [&window, b](bool ok) {
+                if (ok) window.openCompare(b);
+            },
+            Qt::SingleShotConnection);
+    }
     if (!options.trace.empty()) window.openTrace(QString::fromStdString(options.trace));
     return app.exec();
 }

@@ -7,8 +7,9 @@
 namespace gatescope::app {
 
 struct ViewerOptions {
-    std::string trace;   ///< trace to open at start ("" for none)
-    std::string script;  ///< automation script (tests, benchmarks); see viewer_script.h
+    std::string trace;    ///< trace to open at start ("" for none)
+    std::string script;   ///< automation script (tests, benchmarks); see viewer_script.h
+    std::string compare;  ///< trace B: compare mode with `trace` once it is open ("" for none)
 };
 
 /// Creates the QApplication and the main window, runs the event loop and returns the exit code

@@ -45,6 +45,12 @@ Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path
                          s->m_openFailed = !ok;
                          if (!ok) fmt::print("script: grid failed: {}\n", error.toStdString());
                      });
+    QObject::connect(&window, &MainWindow::compareOpened, &window,
+                     [s = script.get()](bool ok, QString error) {
+                         s->m_compareOpened = ok;
+                         s->m_openFailed = !ok;
+                         if (!ok) fmt::print("script: compare failed: {}\n", error.toStdString());
+                     });
     return script;
 }
 
@@ -83,6 +89,9 @@ bool ViewerScript::waitIdle(int timeoutMs) {
     if (!waitFor([&] { return m_opened || m_openFailed || m_gridOpened; }, timeoutMs) ||
         m_openFailed)
         return false;
+    if (m_expectCompare &&
+        (!waitFor([&] { return m_compareOpened || m_openFailed; }, timeoutMs) || m_openFailed))
+        return false;
     return waitFor(
         [&] {
             frames(1);
@@ -95,6 +104,41 @@ bool ViewerScript::waitIdle(int timeoutMs) {
                    (!statsShown || stats->gatesDone()) && compareIdle();
         },
         timeoutMs);
+}
+
+bool ViewerScript::hoverCell(ImGuiHost* host, HeatmapCanvasPanel* canvas, ViewContext& ctx,
+                             int64_t q, int64_t k, const std::string& name) {
+    {  // bring the cell on screen when it is not
+        Viewport& view = canvas->viewport();
+        const double sx = view.screenX(k + 0.5), sy = view.screenY(q + 0.5);
+        if (sx < 0 || sy < 0 || sx >= view.width() || sy >= view.height())
+            view.centerOn(k + 0.5, q + 0.5);
+    }
+    if (!waitIdle()) return false;
+    for (ImGuiHost* other : m_window.hosts()) {
+        if (other == host) continue;
+        QEvent leave(QEvent::Leave);  // the pointer is over one canvas only: no stale tooltips
+        QApplication::sendEvent(other, &leave);
+    }
+    const Viewport& v = canvas->view();
+    const QPointF at(canvas->canvasOrigin().x + v.screenX(k + 0.5),
+                     canvas->canvasOrigin().y + v.screenY(q + 0.5));
+    QMouseEvent move(QEvent::MouseMove, at, host->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(host, &move);
+    frames(3);
+    // At pooled levels the exact value follows when its tile lands (or never, without factors).
+    waitFor(
+        [&] {
+            frames(1);
+            return ctx.hover() && ctx.hover()->exact;
+        },
+        10000);
+    const auto& hover = ctx.hover();
+    if (!hover) return false;
+    fmt::print("script: {} query={} key={} value={:.9g} exact={} level={}\n", name, hover->query,
+               hover->key, hover->value, hover->exact ? 1 : 0, hover->level);
+    return true;
 }
 
 int ViewerScript::run() {
@@ -138,6 +182,7 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         return ok;
     }
     if (std::optional<bool> done = executeWindow(w)) return *done;
+    if (std::optional<bool> done = executeCompare(w)) return *done;
     if (!m_window.session()) return false;
     ViewContext& ctx = m_window.session()->context();
     HeatmapCanvasPanel* canvas = m_window.canvasPanel();
@@ -178,32 +223,8 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
     } else if (cmd == "bookmark")
         m_window.addBookmark(QString::fromStdString(arg(1)));
     else if (cmd == "hover") {
-        {  // bring the cell on screen when it is not
-            Viewport& view = canvas->viewport();
-            const double sx = view.screenX(num(2) + 0.5), sy = view.screenY(num(1) + 0.5);
-            if (sx < 0 || sy < 0 || sx >= view.width() || sy >= view.height())
-                view.centerOn(num(2) + 0.5, num(1) + 0.5);
-        }
-        if (!waitIdle()) return false;
-        const Viewport& v = canvas->viewport();
-        const QPointF at(canvas->canvasOrigin().x + v.screenX(num(2) + 0.5),
-                         canvas->canvasOrigin().y + v.screenY(num(1) + 0.5));
-        QMouseEvent move(QEvent::MouseMove, at, m_window.canvasHost()->mapToGlobal(at),
-                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
-        QApplication::sendEvent(m_window.canvasHost(), &move);
-        frames(3);
-        // At pooled levels the exact value follows when its tile lands (or never, without factors).
-        waitFor(
-            [&] {
-                frames(1);
-                return ctx.hover() && ctx.hover()->exact;
-            },
-            10000);
-        const auto& hover = ctx.hover();
-        if (!hover) return false;
-        fmt::print("script: hover query={} key={} value={:.9g} exact={} level={}\n", hover->query,
-                   hover->key, hover->value, hover->exact ? 1 : 0, hover->level);
-        return true;
+        return hoverCell(m_window.canvasHost(), canvas, ctx, std::stoll(arg(1)), std::stoll(arg(2)),
+                         "hover");
     } else if (cmd == "idle-frames") {
         frames(2);  // let the settle frames after the last input pass
         uint64_t before = 0, after = 0;

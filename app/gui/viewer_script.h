@@ -21,6 +21,14 @@
 //   idle-frames MS            prints how many frames every host painted during MS ms of no input
 //                             (repaint is on demand: 0 once settled)
 //   bench-tiles               prints the latency distribution of every tile loaded so far
+//   compare PATH              compare mode with trace B (as File > Compare With...); waits for
+//                             everything to draw; prints "compare identical= tokens-a= tokens-b=
+//                             aligned= mean-delta= a-better= bins="
+//   compare-summary           prints that line for the compare mode already open
+//   diff-mode diff|log-ratio  the difference view's mode
+//   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
+//   row-divergence            waits for the KL/JS track of the rows on screen; prints
+//                             "row-divergence rows= first= last= mean-kl= mean-js="
 //   quit [CODE]
 // Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test
 // harness only; viewer code never spins event loops).
@@ -37,8 +45,11 @@
 class QWidget;
 
 namespace gatescope::widgets {
+class HeatmapCanvasPanel;
+class ImGuiHost;
 class MainWindow;
-}
+class ViewContext;
+}  // namespace gatescope::widgets
 
 namespace gatescope::app {
 
@@ -48,6 +59,8 @@ public:
                                                       widgets::MainWindow& window);
     /// Runs every command; returns the exit code (0, or 1 at the first failing command).
     int run();
+    /// The viewer opens compare mode by itself (`gatescope open A B`): `wait` waits for it too.
+    void expectCompare() { m_expectCompare = true; }
 
 private:
     ViewerScript(std::vector<std::string> lines, widgets::MainWindow& window)
@@ -59,6 +72,12 @@ private:
     /// Whether compare mode (when on) has drawn everything it asked for.
     bool compareIdle();
     void sendClick(QWidget* host, double x, double y);
+    /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
+    std::optional<bool> executeCompare(const std::vector<std::string>& words);
+    /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits
+    /// for the exact value and prints "NAME query= key= value= exact= level=".
+    bool hoverCell(widgets::ImGuiHost* host, widgets::HeatmapCanvasPanel* canvas,
+                   widgets::ViewContext& ctx, int64_t q, int64_t k, const std::string& name);
     bool waitIdle(int timeoutMs = 60000);
     bool waitFor(const std::function<bool()>& done, int timeoutMs);
     void frames(int count);
@@ -70,6 +89,8 @@ private:
     bool m_opened = false;
     bool m_openFailed = false;
     bool m_gridOpened = false;
+    bool m_expectCompare = false;
+    bool m_compareOpened = false;
 };
 
 }  // namespace gatescope::app

@@ -108,8 +108,4 @@ std::optional<bool> ViewerScript::executeWindow(const std::vector<std::string>& 
     return std::nullopt;
 }
 
-bool ViewerScript::compareIdle() {
-    return true;
-}
-
 }  // namespace gatescope::app

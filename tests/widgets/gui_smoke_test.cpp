@@ -15,8 +15,10 @@
 #include <QImage>
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/compare.h"
 #include "core/sample/random_fox_checkpoint.h"
 #include "sample_trace.h"
+#include "widgets/view/compare_tiles.h"
 #include "widgets/view/needle_grid.h"
 #include "widgets/view/trace_document.h"
 
@@ -80,6 +82,23 @@ double meanAbsDiff(const QImage& a, const QImage& b) {
     if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) \
     GTEST_SKIP() << "xvfb-run is not installed"
 
+/// A FoX head's exact attention weight at (q, k), evaluated here from the stored factors:
+/// exp(scale q.k + c_q - c_k - lse_q). NaN when a factor cannot be read.
+double foxAttention(const data::TraceReader& r, int layer, int head, int64_t q, int64_t k) {
+    const auto& header = r.summary().layer(layer)->header;
+    auto qf = r.factor(layer, "q", head, q, q + 1),
+         kf = r.factor(layer, "k", head * header.nKvHeads / header.nHeads, k, k + 1);
+    auto lse = r.factor(layer, "lse", head, q, q + 1),
+         cq = r.factor(layer, "log_decay_cumsum", head, q, q + 1),
+         ck = r.factor(layer, "log_decay_cumsum", head, k, k + 1);
+    if (!(qf && kf && lse && cq && ck)) return NAN;
+    double dot = 0;
+    for (size_t x = 0; x < qf->values.size(); ++x)
+        dot += double(qf->values[x]) * kf->values[x];
+    return std::exp(header.extras.value("scale", 1.0) * dot + cq->values[0] - ck->values[0] -
+                    lse->values[0]);
+}
+
 /// The sample trace, opened (an error when it could not be made).
 Result<std::shared_ptr<const widgets::TraceDocument>> openSample() {
     const auto trace = sample::sampleTrace();
@@ -135,17 +154,8 @@ TEST(GuiSmoke, OpenZoomToCellsSwitchHeadHoverUnderXvfb) {
     EXPECT_EQ(std::stoll(m[2]), k);
     EXPECT_EQ(m[4], "1") << "zoomed to cells, the hover must read an exact tile";
     const data::TraceReader& r = *(*doc)->reader;
-    const auto& header = r.summary().layer(0)->header;
-    auto qf = r.factor(0, "q", 3, q, q + 1),
-         kf = r.factor(0, "k", 3 * header.nKvHeads / header.nHeads, k, k + 1);
-    auto lse = r.factor(0, "lse", 3, q, q + 1), cq = r.factor(0, "log_decay_cumsum", 3, q, q + 1),
-         ck = r.factor(0, "log_decay_cumsum", 3, k, k + 1);
-    ASSERT_TRUE(qf && kf && lse && cq && ck);
-    double dot = 0;
-    for (size_t x = 0; x < qf->values.size(); ++x)
-        dot += double(qf->values[x]) * kf->values[x];
-    const double expected = std::exp(header.extras.value("scale", 1.0) * dot + cq->values[0] -
-                                     ck->values[0] - lse->values[0]);
+    const double expected = foxAttention(r, 0, 3, q, k);
+    ASSERT_FALSE(std::isnan(expected));
     EXPECT_NEAR(std::stod(m[3]), expected, 1e-6 + 1e-4 * expected);
 
     // On the whole map the screen shows pooled blocks; the hover still reports the exact decay.
@@ -223,7 +233,8 @@ std::vector<double> scriptNumbers(const std::string& out, const std::string& pre
     const std::string text = out.substr(line, out.find('\n', line) - line);
     for (const std::string& key : keys) {
         std::smatch m;
-        if (!std::regex_search(text, m, std::regex(" " + key + R"(=(-?[0-9.]+))"))) return {};
+        if (!std::regex_search(text, m, std::regex(" " + key + R"(=(-?[0-9.]+(?:e[-+]?[0-9]+)?))")))
+            return {};
         values.push_back(std::stod(m[1]));
     }
     return values;
@@ -361,4 +372,127 @@ TEST(GuiSmoke, NeedleGridOpensACellTraceAtTheNeedleUnderXvfb) {
     const QRgb mid = c.pixel(centre.center());
     EXPECT_FALSE(qRed(mid) == 18 && qGreen(mid) == 18 && qBlue(mid) == 22) << "no map drawn";
     EXPECT_GT(meanAbsDiffIn(g, c, centre), 5.0);
+}
+
+namespace {
+
+/// The numbers of the output line "script: NAME query=Q key=K value=V ..." (NAME as printed).
+struct Hovered {
+    int64_t query = -1, key = -1;
+    double value = NAN;
+};
+std::vector<Hovered> hoversNamed(const std::string& out, const std::string& name) {
+    std::vector<Hovered> all;
+    const std::regex re("script: " + name + R"( query=(\d+) key=(\d+) value=(\S+) exact=1)");
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
+         ++it)
+        all.push_back(Hovered{std::stoll((*it)[1]), std::stoll((*it)[2]), std::stod((*it)[3])});
+    return all;
+}
+
+}  // namespace
+
+// Compare mode on two traces of the same text (random FoX checkpoints of two seeds, traced by
+// the real CLI): `gatescope open A B` shows A | B | A - B locked; the difference view's values
+// are A - B and log pA - log pB of the exact weights; the KL/JS track of every row averages to
+// what `gatescope compare` (core::compareTraces) reports for the head; layer, head and zoom
+// follow A on B and the difference; nothing repaints while idle.
+TEST(GuiSmoke, CompareModeLocksTwoTracesAndShowsTheirDifferenceUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto [pa, pb] = sample::compareTraces(200);
+    ASSERT_FALSE(pa.empty()) << "could not trace the two checkpoints";
+    auto da = widgets::TraceDocument::open(pa), db = widgets::TraceDocument::open(pb);
+    ASSERT_TRUE(da && db);
+    const data::TraceReader &ra = *(*da)->reader, &rb = *(*db)->reader;
+    const int64_t n = (*da)->n();
+    const auto shots = screenshotDir();
+    const auto diffPng = shots / "11-compare-difference.png",
+               logPng = shots / "12-compare-log-ratio.png",
+               zoomPng = shots / "13-compare-zoomed-l1h1.png";
+    for (const auto& f : {diffPng, logPng, zoomPng})
+        std::filesystem::remove(f);
+    const auto script = shots / "compare.script";
+    std::ofstream(script) << "wait\ncompare-summary\nidle-frames 500\nscreenshot "
+                          << diffPng.string()
+                          << "\nhover-diff 150 148\nrow-divergence\ndiff-mode log-ratio\n"
+                          << "hover-diff 150 148\nscreenshot " << logPng.string()
+                          << "\nlayer 1\nhead 1\nzoom-cells 120 100 22\nwait\nhover-b 120 100\n"
+                          << "diff-mode diff\nhover-diff 120 100\nscreenshot " << zoomPng.string()
+                          << "\nquit 0\n";
+    int status = 0;
+    const std::string cmd = fmt::format(
+        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -n {4} -s '-screen "
+        "0 1600x1000x24' '{1}' open '{2}' '{3}' --script '{5}' 2>&1",
+        shots.string(), GATESCOPE_CLI, pa.string(), pb.string(), 100 + getpid() % 800,
+        script.string());
+    const std::string out = runCapture(cmd, status);
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("idle-frames 0 in"), std::string::npos) << "repainting while idle: " << out;
+
+    // Difference values: the exact weights of A and B at the hovered cell (layer 0, head 0).
+    const auto diffs = hoversNamed(out, "hover-diff");
+    ASSERT_EQ(diffs.size(), 3u) << out;
+    auto at = [](const data::TraceReader& r, int l, int h, const Hovered& c) {
+        return foxAttention(r, l, h, c.query, c.key);
+    };
+    const double a0 = at(ra, 0, 0, diffs[0]), b0 = at(rb, 0, 0, diffs[0]);
+    EXPECT_NEAR(diffs[0].value, a0 - b0, 1e-6 + 1e-4 * std::abs(a0 - b0));
+    const double a1 = at(ra, 0, 0, diffs[1]), b1 = at(rb, 0, 0, diffs[1]);
+    const double logRatio = std::log(std::max(a1, widgets::kLogRatioFloor)) -
+                            std::log(std::max(b1, widgets::kLogRatioFloor));
+    EXPECT_NEAR(diffs[1].value, logRatio, 1e-3) << "log-ratio mode";
+    // After `layer 1`, `head 1` on A: B and the difference show layer 1, head 1 too.
+    const auto hb = hoversNamed(out, "hover-b");
+    ASSERT_EQ(hb.size(), 1u) << out;
+    EXPECT_EQ(hb[0].query, 120);
+    EXPECT_EQ(hb[0].key, 100);
+    EXPECT_NEAR(hb[0].value, at(rb, 1, 1, hb[0]), 1e-6 + 1e-4 * hb[0].value);
+    EXPECT_EQ(diffs[2].query, 120);
+    EXPECT_NEAR(diffs[2].value, at(ra, 1, 1, diffs[2]) - at(rb, 1, 1, diffs[2]), 1e-6);
+
+    // The summary: same tokens, the mean loss delta of every position.
+    const auto summary = scriptNumbers(
+        out, "compare identical", {"identical", "tokens-a", "tokens-b", "aligned", "mean-delta"});
+    ASSERT_EQ(summary.size(), 5u) << out;
+    EXPECT_EQ(summary[0], 1);
+    EXPECT_EQ(summary[1], double(n));
+    EXPECT_EQ(summary[2], double(n));
+    EXPECT_EQ(summary[3], double(n));
+    double delta = 0;
+    int64_t used = 0;
+    for (int64_t t = 0; t < n; ++t) {
+        const double x = double((*da)->perToken->loss[t]) - (*db)->perToken->loss[t];
+        if (!std::isnan(x)) delta += x, ++used;
+    }
+    EXPECT_NEAR(summary[4], delta / used, 1e-6);
+    // Every row on the whole map: the track's mean equals core::compareTraces for the head.
+    const auto rows =
+        scriptNumbers(out, "row-divergence", {"rows", "first", "last", "mean-kl", "mean-js"});
+    ASSERT_EQ(rows.size(), 5u) << out;
+    EXPECT_EQ(rows[0], double(n));
+    EXPECT_EQ(rows[1], 0);
+    EXPECT_EQ(rows[2], double(n - 1));
+    core::CompareOptions options;
+    options.layers = {0};
+    options.heads = {0};
+    auto json = core::compareTraces(ra, rb, options);
+    ASSERT_TRUE(json);
+    const auto& head = (*json)["layers"][0]["heads"][0];
+    EXPECT_NEAR(rows[3], head["kl_ab"].get<double>(), 1e-5 * (1 + rows[3]));
+    EXPECT_NEAR(rows[4], head["js"].get<double>(), 1e-6);
+
+    // Screenshots: A and B differ (two models); the difference view changes with its mode;
+    // zooming to cells changes every canvas.
+    const QImage d = loadPng(diffPng), l = loadPng(logPng), z = loadPng(zoomPng);
+    ASSERT_FALSE(d.isNull() || l.isNull() || z.isNull());
+    ASSERT_EQ(d.size(), l.size());
+    const int w = d.width(), third = w / 3, top = 80, h = d.height() * 6 / 10;
+    const QRect left(10, top, third - 90, h), middle(third + 10, top, third - 90, h),
+        right(2 * third + 10, top, third - 90, h);
+    EXPECT_GT(meanAbsDiffIn(d.copy(left), d.copy(middle), QRect(0, 0, left.width(), h)), 0.3)
+        << "A and B look the same";
+    EXPECT_GT(meanAbsDiffIn(d, l, right), 2.0) << "log-ratio looks like A - B";
+    EXPECT_LT(meanAbsDiffIn(d, l, left), 0.5) << "switching the mode changed A's canvas";
+    for (const QRect& r : {left, middle, right})
+        EXPECT_GT(meanAbsDiffIn(l, z, r), 2.0) << "a canvas did not follow the zoom";
 }

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/sample/random_fox_checkpoint.h"
+
 namespace gatescope::sample {
 
 inline std::filesystem::path sampleTrace() {
@@ -46,6 +48,34 @@ inline std::filesystem::path gsaTrace() {
     if (std::system(cmd.c_str()) != 0) return {};
     std::filesystem::rename(tmp, out);
     return out;
+}
+
+/// Two traces of the same text for compare mode: random FoX checkpoints of seed 1 and seed 2
+/// (think: two checkpoints of one run), `tokens` bytes of the bundled sample text, traced by the
+/// real CLI once under the build tree. Empty paths when tracing fails.
+inline std::pair<std::filesystem::path, std::filesystem::path> compareTraces(int tokens = 320) {
+    const std::filesystem::path dir =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const auto a = dir / fmt::format("compare-a-{}.h5", tokens),
+               b = dir / fmt::format("compare-b-{}.h5", tokens);
+    if (std::filesystem::exists(a) && std::filesystem::exists(b)) return {a, b};
+    std::filesystem::create_directories(dir);
+    for (int seed : {1, 2}) {
+        const auto model = dir / fmt::format("compare-model-{}-{}", seed, getpid());
+        core::RandomFoxSpec spec;
+        spec.layers = 2, spec.hiddenSize = 32, spec.heads = 2, spec.seed = seed;
+        if (!core::writeRandomFoxCheckpoint(model, spec)) return {};
+        const auto tmp = dir / fmt::format("compare-{}-{}.h5", seed, getpid());
+        const std::string cmd = fmt::format(
+            "'{}' trace --model '{}' --input '{}/resources/samples/forgetting.txt' --range 0:{} "
+            "--out '{}' > /dev/null 2>&1",
+            GATESCOPE_CLI, model.string(), GATESCOPE_SOURCE_DIR, tokens, tmp.string());
+        const int status = std::system(cmd.c_str());
+        std::filesystem::remove_all(model);
+        if (status != 0) return {};
+        std::filesystem::rename(tmp, seed == 1 ? a : b);
+    }
+    return {a, b};
 }
 
 }  // namespace gatescope::sample

@@ -15,12 +15,16 @@ constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
 constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
 }  // namespace
 
+std::string HeatmapCanvasPanel::valueName() const {
+    return m_valuePrefix + toString(m_base.map);
+}
+
 void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     ViewContext& ctx = m_session.context();
     const ImGuiIO& io = ImGui::GetIO();
     const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
     const bool inside = mx >= 0 && my >= 0 && mx < m_size.x && my < m_size.y;
-    auto cell = inside ? m_view.cellAt(mx, my) : std::nullopt;
+    auto cell = inside ? m_view->cellAt(mx, my) : std::nullopt;
     if (!cell || cell->key > cell->query) {
         ctx.setHover(std::nullopt);
         return;
@@ -47,8 +51,8 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
         // Pooled on screen: the exact value comes from the one exact tile holding the cell,
         // loaded on its own channel (replaced as the mouse moves on).
         const TileKey exactKey{
-            m_base.layer, m_base.head,         m_base.map,       data::Pool::Max, 0,
-            true,         cell->query / kTile, cell->key / kTile};
+            m_base.layer, m_base.head,         m_base.map,        data::Pool::Max, 0,
+            true,         cell->query / kTile, cell->key / kTile, m_variant};
         if (TilePtr exact = m_session.tiles().find(exactKey)) {
             info.value = exact->at(cell->query % kTile, cell->key % kTile);
             info.exact = true;
@@ -64,9 +68,9 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     const double k0 = std::floor(cell->key / size) * size,
                  q0 = std::floor(cell->query / size) * size;
     dl->AddRect(
-        ImVec2(m_origin.x + float(m_view.screenX(k0)), m_origin.y + float(m_view.screenY(q0))),
-        ImVec2(m_origin.x + float(m_view.screenX(k0 + size)),
-               m_origin.y + float(m_view.screenY(q0 + size))),
+        ImVec2(m_origin.x + float(m_view->screenX(k0)), m_origin.y + float(m_view->screenY(q0))),
+        ImVec2(m_origin.x + float(m_view->screenX(k0 + size)),
+               m_origin.y + float(m_view->screenY(q0 + size))),
         IM_COL32(255, 255, 255, 220));
     const auto& text = m_session.document().tokens.text;
     const std::string block = fmt::format(
@@ -81,15 +85,15 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
                       displayToken(text[static_cast<size_t>(cell->query)]).c_str(),
                       static_cast<long long>(cell->key),
                       displayToken(text[static_cast<size_t>(cell->key)]).c_str(),
-                      toString(m_base.map), info.value, what.c_str());
+                      valueName().c_str(), info.value, what.c_str());
 }
 
 void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
-    const double px = 1.0 / m_view.tokensPerPixel();  // pixels per token
+    const double px = 1.0 / m_view->tokensPerPixel();  // pixels per token
     const float lineH = ImGui::GetTextLineHeight();
     if (px < lineH) return;  // not legible: one label per row would overlap
     const auto& text = m_session.document().tokens.text;
-    const TokenRect r = m_view.visible();
+    const TokenRect r = m_view->visible();
     const int64_t q0 = static_cast<int64_t>(r.y0), q1 = static_cast<int64_t>(std::ceil(r.y1));
     const int64_t k0 = static_cast<int64_t>(r.x0), k1 = static_cast<int64_t>(std::ceil(r.x1));
     const float charW = ImGui::CalcTextSize("M").x;
@@ -98,7 +102,7 @@ void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
         const std::string s =
             std::to_string(q) + " " + displayToken(text[static_cast<size_t>(q)], 14);
         const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
-        const float y = m_origin.y + float(m_view.screenY(q + 0.5)) - sz.y / 2;
+        const float y = m_origin.y + float(m_view->screenY(q + 0.5)) - sz.y / 2;
         dl->AddRectFilled(ImVec2(m_origin.x, y), ImVec2(m_origin.x + sz.x + 6, y + sz.y),
                           kLabelBack);
         dl->AddText(ImVec2(m_origin.x + 3, y), kLabel, s.c_str());
@@ -108,7 +112,7 @@ void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
     if (chars < 1) return;
     for (int64_t k = k0; k < k1; ++k) {
         const std::string s = displayToken(text[static_cast<size_t>(k)], chars);
-        const float x = m_origin.x + float(m_view.screenX(k)) + 2;
+        const float x = m_origin.x + float(m_view->screenX(k)) + 2;
         dl->AddRectFilled(ImVec2(x - 2, m_origin.y), ImVec2(x + float(px) - 2, m_origin.y + lineH),
                           kLabelBack);
         dl->AddText(ImVec2(x, m_origin.y), kLabel, s.c_str());
@@ -118,8 +122,8 @@ void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
 void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
     const int64_t cur = m_session.context().cursor();
     if (cur < 0) return;
-    const float y = m_origin.y + float(m_view.screenY(cur + 0.5));
-    const float x = m_origin.x + float(m_view.screenX(cur + 0.5));
+    const float y = m_origin.y + float(m_view->screenY(cur + 0.5));
+    const float x = m_origin.x + float(m_view->screenX(cur + 0.5));
     const ImU32 col = IM_COL32(255, 80, 80, 200);
     dl->AddLine(ImVec2(m_origin.x, y), ImVec2(m_origin.x + m_size.x, y), col);
     dl->AddLine(ImVec2(x, m_origin.y), ImVec2(x, m_origin.y + m_size.y), col);
@@ -166,8 +170,8 @@ void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {
     if (ctx.map() == MapView::Product && !m_choice.exact) level += ", product of pooled maps";
     const std::string s = fmt::format(
         "layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB{}",
-        ctx.layer(), ctx.head(), toString(ctx.map()), level, m_view.tokensPerPixel(),
-        tiles.outstanding(), tiles.cache().bytes() / 1048576.0,
+        ctx.layer(), ctx.head(), valueName(), level, m_view->tokensPerPixel(), tiles.outstanding(),
+        tiles.cache().bytes() / 1048576.0,
         tiles.lastError() ? "  |  error: " + *tiles.lastError() : std::string());
     dl->AddText(ImVec2(m_origin.x, m_origin.y - 18),
                 tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s.c_str());

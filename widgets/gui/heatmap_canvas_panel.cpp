@@ -19,27 +19,29 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     m_origin = ImVec2(win.x, win.y + kStatusHeight);
     m_size = ImVec2(std::max(16.f, avail.x - kColorBarWidth),
                     std::max(16.f, avail.y - kLossStripHeight - kStatusHeight - 4));
-    const bool resized = m_view.width() != m_size.x || m_view.height() != m_size.y;
-    m_view.setScreenSize(m_size.x, m_size.y);
+    // A follower of a shared viewport draws through it as sized by the leader.
+    const bool resized =
+        !m_follower && (m_view->width() != m_size.x || m_view->height() != m_size.y);
+    if (!m_follower) m_view->setScreenSize(m_size.x, m_size.y);
     if (!m_initialized) {
-        m_view.setSequenceLength(doc.n());
+        m_view->setSequenceLength(doc.n());
         m_initialized = true;
     } else if (resized && !m_userMoved) {
-        m_view.fitAll();
+        m_view->fitAll();
     }
     if (ctx.focusSerial() != m_seenFocus) {
         m_seenFocus = ctx.focusSerial();
         m_userMoved = true;
-        m_view.setTokensPerPixel(std::min(m_view.tokensPerPixel(), 1.0 / 16));
-        m_view.centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
+        m_view->setTokensPerPixel(std::min(m_view->tokensPerPixel(), 1.0 / 16));
+        m_view->centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
     }
     if (m_fitRect) {
         const TokenRect& r = *m_fitRect;
         m_userMoved = true;
-        m_view.setTokensPerPixel(std::max((r.x1 - r.x0) / std::max(1.0, m_view.width()),
-                                          (r.y1 - r.y0) / std::max(1.0, m_view.height())) *
-                                 1.1);
-        m_view.centerOn((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
+        m_view->setTokensPerPixel(std::max((r.x1 - r.x0) / std::max(1.0, m_view->width()),
+                                           (r.y1 - r.y0) / std::max(1.0, m_view->height())) *
+                                  1.1);
+        m_view->centerOn((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2);
     }
     ImGui::SetCursorScreenPos(m_origin);
     ImGui::InvisibleButton("##canvas", m_size,
@@ -49,11 +51,12 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     // Plan: level, visible tiles, requests (only when the wanted set changed).
     const data::LayerInfo* layer = doc.summary().layer(ctx.layer());
     m_levels = layer ? levelRangeOf(*layer, ctx.map()) : LevelRange{0, 0, false, false};
-    const TokenRect rect = m_view.visible();
-    m_choice = chooseLevel(m_view.tokensPerPixel(), m_levels, causalTileCount(rect, doc.n(), 0));
+    const TokenRect rect = m_view->visible();
+    m_choice = chooseLevel(m_view->tokensPerPixel(), m_levels, causalTileCount(rect, doc.n(), 0));
     m_base = TileKey{
         ctx.layer(),    ctx.head(),     ctx.map(), m_choice.exact ? data::Pool::Max : ctx.pool(),
-        m_choice.level, m_choice.exact, 0,         0};
+        m_choice.level, m_choice.exact, 0,         0,
+        m_variant};
     m_visible = layer ? visibleTiles(rect, doc.n(), m_base) : std::vector<TileKey>{};
     if (m_visible != m_lastRequest) {
         m_session.tiles().request(ViewerSession::kCanvasChannel, m_visible);
@@ -73,8 +76,12 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y),
                  ImVec2(kColorBarWidth - 8, m_size.y));
     drawStatus(dl);
-    m_lossStrip.draw(doc, m_view, ctx, ImVec2(m_origin.x, m_origin.y + m_size.y + 4),
-                     ImVec2(m_size.x, kLossStripHeight));
+    const ImVec2 stripAt(m_origin.x, m_origin.y + m_size.y + 4),
+        stripSize(m_size.x, kLossStripHeight);
+    if (m_strip)
+        m_strip(*m_view, stripAt, stripSize);
+    else
+        m_lossStrip.draw(doc, *m_view, ctx, stripAt, stripSize);
     if (m_textures.behind()) frame.wantsMoreFrames = true;
 }
 
@@ -86,24 +93,24 @@ void HeatmapCanvasPanel::handleInput(ImVec2 size) {
         m_fitRect.reset();
     }
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
-        m_view.zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
+        m_view->zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
     }
     if (ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
         ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.f)) {
-        m_view.panPixels(io.MouseDelta.x, io.MouseDelta.y);
+        m_view->panPixels(io.MouseDelta.x, io.MouseDelta.y);
     }
     if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-        m_view.zoomAt(mx, my, 2.0);
+        m_view->zoomAt(mx, my, 2.0);
     }
     const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 3.f);  // 0: a click
     if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
-        if (auto cell = m_view.cellAt(mx, my)) m_session.context().setCursor(cell->query);
+        if (auto cell = m_view->cellAt(mx, my)) m_session.context().setCursor(cell->query);
     }
     // Right-click: a small menu (the whole map; export this view through File > Export's dialog).
     if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
         ImGui::OpenPopup("##canvas_menu");
     if (ImGui::BeginPopup("##canvas_menu")) {
-        if (ImGui::MenuItem("Show Whole Map")) m_view.fitAll();
+        if (ImGui::MenuItem("Show Whole Map")) m_view->fitAll();
         if (ImGui::MenuItem("Export Figure...", nullptr, false, static_cast<bool>(m_onExport)))
             m_onExport();
         ImGui::EndPopup();
@@ -198,10 +205,10 @@ void HeatmapCanvasPanel::drawTile(ImDrawList* dl, uint32_t texture, const TileDa
                      static_cast<float>((q0 - tileQ0) / side));
     const ImVec2 uv1(static_cast<float>((k1 - tileK0) / side),
                      static_cast<float>((q1 - tileQ0) / side));
-    const ImVec2 p0(m_origin.x + static_cast<float>(m_view.screenX(k0)),
-                    m_origin.y + static_cast<float>(m_view.screenY(q0)));
-    const ImVec2 p1(m_origin.x + static_cast<float>(m_view.screenX(k1)),
-                    m_origin.y + static_cast<float>(m_view.screenY(q1)));
+    const ImVec2 p0(m_origin.x + static_cast<float>(m_view->screenX(k0)),
+                    m_origin.y + static_cast<float>(m_view->screenY(q0)));
+    const ImVec2 p1(m_origin.x + static_cast<float>(m_view->screenX(k1)),
+                    m_origin.y + static_cast<float>(m_view->screenY(q1)));
     dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture)), p0, p1, uv0, uv1);
 }
 

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <imgui.h>
@@ -35,7 +37,7 @@ public:
     Viewport& viewport() {
         m_userMoved = true;
         m_fitRect.reset();
-        return m_view;
+        return *m_view;
     }
     /// Shows `keys x queries` (token coordinates) as large as it fits, now and again whenever the
     /// canvas is resized, until the user zooms or pans (a needle grid cell's focus).
@@ -43,7 +45,25 @@ public:
     /// Called by the canvas's right-click menu item "Export Figure...".
     void setExportAction(std::function<void()> action) { m_onExport = std::move(action); }
     /// The viewport, read only (does not count as the user moving the view).
-    const Viewport& view() const { return m_view; }
+    const Viewport& view() const { return *m_view; }
+    /// Compare mode: draw through `shared` (already sized to this map's N), which other canvases
+    /// use too, so that zoom and pan are locked (whoever moves it repaints the others). Only the
+    /// leader sizes (and refits) it; followers should be as large as the leader's canvas.
+    void shareViewport(std::shared_ptr<Viewport> shared, bool leader) {
+        m_view = std::move(shared);
+        m_initialized = true;
+        m_follower = !leader;
+    }
+    /// Compare mode: the TileKey::variant of every tile this canvas asks for (the DiffMode).
+    void setTileVariant(int variant) { m_variant = variant; }
+    /// Compare mode: what the status line and tooltip call the value, before the map's name
+    /// ("B: ", "A - B of ").
+    void setValuePrefix(std::string prefix) { m_valuePrefix = std::move(prefix); }
+    /// Replaces the loss strip under the map with `draw(viewport, origin, size)` (compare mode:
+    /// the loss delta of the difference view).
+    void setStrip(std::function<void(const Viewport&, ImVec2, ImVec2)> draw) {
+        m_strip = std::move(draw);
+    }
     /// Canvas rectangle in host pixels, as of the last frame.
     ImVec2 canvasOrigin() const { return m_origin; }
     /// The level drawn in the last frame.
@@ -64,12 +84,17 @@ private:
     void drawCursor(ImDrawList* dl);
     void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
     void drawStatus(ImDrawList* dl);
+    std::string valueName() const;
 
     ViewerSession& m_session;
     std::function<void()> m_onExport;
-    Viewport m_view;
+    std::shared_ptr<Viewport> m_view = std::make_shared<Viewport>();
+    int m_variant = 0;
+    bool m_follower = false;
+    std::string m_valuePrefix;
     TileTextures m_textures;
     LossStrip m_lossStrip;
+    std::function<void(const Viewport&, ImVec2, ImVec2)> m_strip;
     bool m_initialized = false;
     bool m_userMoved = false;  // until then, the whole map is refitted on resize
     uint64_t m_seenFocus = 0;

@@ -17,6 +17,7 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include "widgets/gui/compare_view.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/needle_grid_panel.h"
@@ -48,6 +49,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    m_compare.reset();  // its hosts and sessions, before A's
     // Hosts (children) go first so that their panels never see a dead session.
     for (ImGuiHost* host : m_hosts)
         delete host;
@@ -60,6 +62,10 @@ HeatmapCanvasPanel* MainWindow::canvasPanel() {
 
 QList<ImGuiHost*> MainWindow::hosts() const {
     QList<ImGuiHost*> all = m_hosts;
+    if (m_compare)
+        for (ImGuiHost* host :
+             {m_compare->canvasB(), m_compare->diffHost(), m_compare->compareHost()})
+            if (host) all.push_back(host);
     if (m_gridDock)
         if (auto* grid = qobject_cast<ImGuiHost*>(m_gridDock->widget())) all.push_back(grid);
     return all;
@@ -77,33 +83,45 @@ void MainWindow::openTrace(const QString& path) {
         openNeedleGrid(path);
         return;
     }
+    openDocument(path, "Could not open trace", [this, path](auto doc, const QString& error) {
+        if (!doc) {
+            emit traceOpened(false, error);
+            return;
+        }
+        install(doc);
+        rememberRecent(path);
+        applyPendingFocus(path);
+        emit traceOpened(true, {});
+    });
+}
+
+void MainWindow::openDocument(
+    const QString& path, const QString& failureTitle,
+    std::function<void(std::shared_ptr<const TraceDocument>, const QString&)> done) {
     statusBar()->showMessage("Opening " + path + " ...");
     QPointer<MainWindow> self(this);
     const std::string file = path.toStdString();
-    std::thread([self, file, path] {
+    std::thread([self, file, path, failureTitle, done = std::move(done)] {
         auto doc = TraceDocument::open(file);
         QMetaObject::invokeMethod(
             qApp,
-            [self, doc = std::move(doc), path]() mutable {
+            [self, doc = std::move(doc), path, failureTitle, done]() mutable {
                 if (!self) return;
                 if (!doc) {
                     const QString error = QString::fromStdString(doc.error().describe());
                     self->statusBar()->showMessage("Could not open " + path);
-                    if (!self->quietErrors)
-                        QMessageBox::warning(self, "Could not open trace", error);
-                    emit self->traceOpened(false, error);
+                    if (!self->quietErrors) QMessageBox::warning(self, failureTitle, error);
+                    done(nullptr, error);
                     return;
                 }
-                self->install(*doc);
-                self->rememberRecent(path);
-                self->applyPendingFocus(path);
-                emit self->traceOpened(true, {});
+                done(*doc, {});
             },
             Qt::QueuedConnection);
     }).detach();
 }
 
 void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
+    closeCompare();
     for (ImGuiHost* host : m_hosts)
         host->deleteLater();
     m_hosts.clear();

@@ -5,6 +5,7 @@
 // worker thread and installs a new ViewerSession when done. GUI thread only.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include <QMainWindow>
@@ -18,6 +19,7 @@ class QMenu;
 
 namespace gatescope::widgets {
 
+class CompareView;
 class HeatmapCanvasPanel;
 class ImGuiHost;
 class NeedleGridPanel;
@@ -41,6 +43,12 @@ public:
     /// canvas to the answer rows x the columns around the needle.
     void openNeedleCell(const NeedleGridCell& cell);
     NeedleGridPanel* needleGridPanel() { return m_gridPanel; }
+    /// Compare mode (File > Compare With..., `gatescope open A.h5 B.h5`): reads trace B in the
+    /// background and shows it next to the open trace A, locked, with the difference view and
+    /// the Compare dock; compareOpened() reports the outcome. A new trace ends compare mode.
+    void openCompare(const QString& pathB);
+    /// Compare mode's state, or null when it is off.
+    CompareView* compareView() { return m_compare.get(); }
     StatisticsPanel* statisticsPanel();
 
     ViewerSession* session() { return m_session.get(); }
@@ -61,6 +69,7 @@ signals:
     /// unless `quietErrors` is set).
     void traceOpened(bool ok, QString error);
     void needleGridOpened(bool ok, QString error);
+    void compareOpened(bool ok, QString error);
 
 public:
     bool quietErrors = false;
@@ -81,6 +90,13 @@ private:
     void find(bool next);
     void rebuildViewMenu();
     void applyPendingFocus(const QString& path);
+    /// Reads `path` on a worker; `done(document or null, error)` runs on the GUI thread unless
+    /// the window is gone (errors also go to a message box titled `failureTitle`).
+    void openDocument(
+        const QString& path, const QString& failureTitle,
+        std::function<void(std::shared_ptr<const class TraceDocument>, const QString&)> done);
+    void startCompare(std::shared_ptr<const class TraceDocument> b);
+    void closeCompare();
 
     std::unique_ptr<ViewerSession> m_session;
     ImGuiHost* m_canvas = nullptr;
@@ -94,6 +110,8 @@ private:
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;
     QLabel* m_hoverLabel;
+    std::unique_ptr<CompareView> m_compare;  // after m_session: destroyed before it
+    QDockWidget* m_compareDock = nullptr;
     QString m_lastSearch;
     int64_t m_lastMatch = -1;
 };

@@ -34,6 +34,16 @@ void MainWindow::buildMenus() {
             this, "Open needle grid", {}, "Needle grids (grid.json *.json);;All files (*)");
         if (!path.isEmpty()) openNeedleGrid(path);
     });
+    file->addAction("&Compare With...", this, [this] {
+        if (!m_session) {
+            QMessageBox::information(this, "Compare",
+                                     "Open trace A first, then compare it with B.");
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, "Compare with trace B", {},
+                                                          "Traces (*.h5 *.hdf5);;All files (*)");
+        if (!path.isEmpty()) openCompare(path);
+    });
     m_recentMenu = file->addMenu("Open &Recent");
     rebuildRecentMenu();
     file->addAction("&Run Model on Text...", this, [this] {

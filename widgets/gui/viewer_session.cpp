@@ -6,17 +6,22 @@ namespace gatescope::widgets {
 
 ViewerSession::ViewerSession(std::shared_ptr<const TraceDocument> document,
                              TileService::Options options, QObject* parent)
+    : ViewerSession(document, nullptr, options, parent) {}
+
+ViewerSession::ViewerSession(std::shared_ptr<const TraceDocument> document,
+                             TileScheduler::Loader loader, TileService::Options options,
+                             QObject* parent)
     : QObject(parent),
       m_document(std::move(document)),
       m_loader(std::make_shared<TraceTileLoader>(m_document->reader)) {
-    auto loader = m_loader;
-    m_tiles = std::make_unique<TileService>(
-        [loader](const TileKey& key) { return loader->load(key); }, options,
-        [this] {
-            // Worker thread: hop to the GUI thread (dropped if the session is gone).
-            QMetaObject::invokeMethod(
-                this, [this] { pump(); }, Qt::QueuedConnection);
-        });
+    if (!loader) {
+        loader = [traceLoader = m_loader](const TileKey& key) { return traceLoader->load(key); };
+    }
+    m_tiles = std::make_unique<TileService>(std::move(loader), options, [this] {
+        // Worker thread: hop to the GUI thread (dropped if the session is gone).
+        QMetaObject::invokeMethod(
+            this, [this] { pump(); }, Qt::QueuedConnection);
+    });
     m_context.addListener([this] { emit contextChanged(); });
 }
 

@@ -22,6 +22,10 @@ public:
 
     ViewerSession(std::shared_ptr<const TraceDocument> document, TileService::Options options,
                   QObject* parent = nullptr);
+    /// A session whose tiles come from `loader` (run on the workers; it must be thread-safe)
+    /// instead of the document's trace: compare mode's difference view.
+    ViewerSession(std::shared_ptr<const TraceDocument> document, TileScheduler::Loader loader,
+                  TileService::Options options, QObject* parent = nullptr);
     ~ViewerSession() override;
 
     const TraceDocument& document() const { return *m_document; }

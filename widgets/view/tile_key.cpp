@@ -26,6 +26,7 @@ size_t TileKeyHash::operator()(const TileKey& k) const {
     mix(static_cast<uint64_t>(k.level) * 2 + (k.exact ? 1 : 0));
     mix(static_cast<uint64_t>(k.row));
     mix(static_cast<uint64_t>(k.col));
+    mix(static_cast<uint64_t>(k.variant));
     return static_cast<size_t>(h);
 }
 

@@ -29,6 +29,7 @@ struct TileKey {
     bool exact = false;                 ///< recomputed from factors rather than read
     int64_t row = 0;                    ///< tile row: cells [row * 256, row * 256 + 256)
     int64_t col = 0;
+    int variant = 0;  ///< a client's variant of the map (compare mode: the DiffMode); 0 otherwise
 
     bool operator==(const TileKey&) const = default;
     /// Tokens per cell side.

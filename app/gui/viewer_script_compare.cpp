@@ -1,0 +1,88 @@
+// ViewerScript's compare mode commands: compare PATH, diff-mode, hover-b, hover-diff,
+// row-divergence, and when compare mode counts as idle. See viewer_script.h.
+#include <fmt/core.h>
+
+#include "app/gui/viewer_script.h"
+#include "widgets/gui/compare_panel.h"
+#include "widgets/gui/compare_view.h"
+#include "widgets/gui/diff_canvas_panel.h"
+#include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/main_window.h"
+
+namespace gatescope::app {
+
+using namespace widgets;
+
+namespace {
+
+bool canvasIdle(HeatmapCanvasPanel& canvas, ViewerSession& session) {
+    return canvas.complete() && session.tiles().outstanding() == 0;
+}
+
+}  // namespace
+
+bool ViewerScript::compareIdle() {
+    CompareView* c = m_window.compareView();
+    if (!c) return true;
+    const ComparePanel& panel = c->comparePanel();
+    DiffCanvasPanel* diff = c->diffPanel();
+    return canvasIdle(c->canvasPanelB(), c->sessionB()) && panel.summaryDone() &&
+           panel.retentionDone() &&
+           (!diff || (canvasIdle(diff->canvas(), *c->diffSession()) && diff->divergencesCurrent()));
+}
+
+std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>& w) {
+    const std::string& cmd = w[0];
+    auto arg = [&](size_t i) { return i < w.size() ? w[i] : std::string(); };
+    if (cmd == "compare") {
+        m_compareOpened = false;
+        m_expectCompare = true;
+        m_window.openCompare(QString::fromStdString(arg(1)));
+        if (!waitIdle()) return false;
+    }
+    if (cmd == "compare" || cmd == "compare-summary") {
+        if (!m_window.compareView() || !waitIdle()) return false;
+        const CompareSummary* s = m_window.compareView()->comparePanel().summary();
+        if (!s) return false;
+        fmt::print(
+            "script: compare identical={} tokens-a={} tokens-b={} aligned={} mean-delta={:.9g} "
+            "a-better={:.9g} bins={}\n",
+            s->identical ? 1 : 0, s->nA, s->nB, s->aligned, s->meanDelta, s->aBetterFraction,
+            s->bins.size());
+        return true;
+    }
+    CompareView* c = m_window.compareView();
+    if (cmd == "diff-mode") {
+        if (!c || !c->diffPanel()) return false;
+        c->comparePanel().setMode(arg(1) == "log-ratio" ? DiffMode::LogRatio
+                                                        : DiffMode::Difference);
+        frames(2);
+        return waitIdle();
+    }
+    if (cmd == "hover-b") {
+        if (!c) return false;
+        return hoverCell(c->canvasB(), &c->canvasPanelB(), c->sessionB().context(),
+                         std::stoll(arg(1)), std::stoll(arg(2)), "hover-b");
+    }
+    if (cmd == "hover-diff") {
+        if (!c || !c->diffPanel()) return false;
+        return hoverCell(c->diffHost(), &c->diffPanel()->canvas(), c->diffSession()->context(),
+                         std::stoll(arg(1)), std::stoll(arg(2)), "hover-diff");
+    }
+    if (cmd == "row-divergence") {
+        if (!c || !c->diffPanel() || !waitIdle()) return false;
+        auto rows = c->diffPanel()->divergences();
+        if (!rows || rows->empty()) return false;
+        double kl = 0, js = 0;
+        for (const RowDivergence& r : *rows)
+            kl += r.klAB, js += r.js;
+        fmt::print(
+            "script: row-divergence rows={} first={} last={} mean-kl={:.9g} mean-js={:.9g}\n",
+            rows->size(), rows->front().row, rows->back().row, kl / rows->size(),
+            js / rows->size());
+        return true;
+    }
+    return std::nullopt;
+}
+
+}  // namespace gatescope::app

@@ -1,0 +1,170 @@
+#include "widgets/gui/compare_panel.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+namespace gatescope::widgets {
+
+ComparePanel::ComparePanel(ViewerSession& a, std::shared_ptr<const data::TraceReader> b,
+                           std::function<TokenRect()> visibleKeys,
+                           std::function<void(DiffMode)> setMode)
+    : m_a(a),
+      m_b(std::move(b)),
+      m_visibleKeys(std::move(visibleKeys)),
+      m_setMode(std::move(setMode)) {}
+
+ComparePanel::~ComparePanel() {
+    if (m_summary) m_summary->cancel = true;
+    if (m_retention) m_retention->cancel = true;
+}
+
+const CompareSummary* ComparePanel::summary() const {
+    return summaryDone() && m_summary->value ? &*m_summary->value : nullptr;
+}
+
+void ComparePanel::setMode(DiffMode mode) {
+    m_mode = mode;
+    if (m_setMode) m_setMode(mode);
+    requestRepaint();
+}
+
+void ComparePanel::draw(PanelFrame&) {
+    auto a = m_a.document().reader;
+    if (!m_summary) {  // the first frame: the repaint callback is set by now
+        m_summary = runInSlot<CompareSummary>(
+            [a, b = m_b](const std::atomic<bool>&) { return summarizeComparison(*a, *b); },
+            repaintCallback());
+    }
+    const ViewContext& ctx = m_a.context();
+    if (ctx.layer() != m_retentionLayer || ctx.head() != m_retentionHead) {
+        if (m_retention) m_retention->cancel = true;
+        m_retentionLayer = ctx.layer(), m_retentionHead = ctx.head();
+        m_retention = runInSlot<std::vector<float>>(
+            [a, b = m_b, layer = ctx.layer(), head = ctx.head()](const std::atomic<bool>&) {
+                return retentionDifference(*a, *b, layer, head);
+            },
+            repaintCallback());
+    }
+    if (!summaryDone()) {
+        ImGui::TextDisabled("comparing %s with %s ...", a->path().c_str(), m_b->path().c_str());
+        return;
+    }
+    const CompareSummary* s = summary();
+    if (!s) {
+        ImGui::TextWrapped("%s", m_summary->error.c_str());
+        return;
+    }
+    drawBanner(*s);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImGui::BeginChild("##strips", ImVec2(avail.x * 0.62f, avail.y), false);
+    drawStrips(*s, ImVec2(avail.x * 0.62f - 8, avail.y));
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##bins", ImVec2(0, avail.y), false);
+    drawBins(*s);
+    ImGui::EndChild();
+}
+
+void ComparePanel::drawBanner(const CompareSummary& s) {
+    const std::string traces =
+        fmt::format("A = {}  vs  B = {}", m_a.document().summary().path, m_b->path());
+    ImGui::TextUnformatted(traces.c_str());
+    if (s.identical) {
+        ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1),
+                           "same %lld tokens: maps locked cell by cell",
+                           static_cast<long long>(s.nA));
+    } else {
+        // Differing tokenizations: say so, and whether byte offsets could align them.
+        const std::string text =
+            s.aligned > 0
+                ? fmt::format(
+                      "Tokenizations differ ({} vs {} tokens): {}. No difference map "
+                      "(cells are not the same token pairs); the loss delta is aligned "
+                      "by byte offsets.",
+                      s.nA, s.nB, s.note)
+                : fmt::format("The inputs differ ({} vs {} tokens) and cannot be aligned: {}.",
+                              s.nA, s.nB, s.note);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!m_setMode) return;
+    ImGui::SameLine(0, 30);
+    ImGui::TextUnformatted("difference:");
+    for (DiffMode mode : {DiffMode::Difference, DiffMode::LogRatio}) {
+        ImGui::SameLine();
+        if (ImGui::RadioButton(toString(mode), m_mode == mode)) setMode(mode);
+    }
+}
+
+void ComparePanel::drawStrips(const CompareSummary& s, ImVec2 size) {
+    const TokenRect keys = m_visibleKeys ? m_visibleKeys() : TokenRect{0, 0, double(s.nA), 0};
+    const double k0 = std::max(0.0, keys.x0), k1 = std::min(double(s.nA), keys.x1);
+    if (s.aligned > 0)
+        ImGui::Text(
+            "mean lossA - lossB %+.4f nats/token; A predicts better at %.1f%% of %lld "
+            "aligned positions (keys %.0f-%.0f on screen)",
+            s.meanDelta, s.aBetterFraction * 100, static_cast<long long>(s.aligned), k0, k1);
+    else
+        ImGui::TextDisabled("no aligned positions: no loss delta");
+    const float h = std::clamp((size.y - 70) / 2, 18.f, 40.f);
+    ImVec2 at = ImGui::GetCursorScreenPos();
+    int64_t clicked = -1;
+    if (!s.lossDelta.empty())
+        clicked = m_lossStrip.draw("loss A - B", s.lossDelta, k0, k1, at, ImVec2(size.x, h),
+                                   "nats (A - B; < 0: A better)");
+    at.y += h + 6;
+    if (retentionDone()) {
+        std::lock_guard lock(m_retention->mutex);
+        const std::string label = fmt::format("retention A - B h{}", m_retentionHead);
+        if (m_retention->value) {
+            const int64_t c = m_retentionStrip.draw(label, *m_retention->value, k0, k1, at,
+                                                    ImVec2(size.x, h), "(retention A - B)");
+            clicked = c >= 0 ? c : clicked;
+        } else {
+            ImGui::GetWindowDrawList()->AddText(at, IM_COL32(180, 180, 180, 255),
+                                                m_retention->error.c_str());
+        }
+    }
+    ImGui::Dummy(ImVec2(size.x, 2 * h + 10));
+    ImGui::TextDisabled(
+        "blue: A lower (loss) / A retains less; red: A higher. Range +-%.3g / +-%.3g",
+        m_lossStrip.range(), m_retentionStrip.range());
+    if (clicked >= 0) m_a.context().setCursor(clicked);
+}
+
+void ComparePanel::drawBins(const CompareSummary& s) {
+    ImGui::TextUnformatted("Where the loss gap comes from (position bins)");
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY;
+    if (!ImGui::BeginTable("##bins", 4, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* name : {"positions", "mean A - B", "count", "share of gap"})
+        ImGui::TableSetupColumn(name);
+    ImGui::TableHeadersRow();
+    for (const LossGapBin& bin : s.bins) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld-%lld", static_cast<long long>(bin.begin),
+                    static_cast<long long>(bin.end - 1));
+        ImGui::TableNextColumn();
+        const ImVec4 colour =
+            bin.meanDelta < 0 ? ImVec4(0.5f, 0.7f, 1, 1) : ImVec4(1, 0.55f, 0.5f, 1);
+        if (std::isnan(bin.meanDelta))
+            ImGui::TextDisabled("-");
+        else
+            ImGui::TextColored(colour, "%+.4f", bin.meanDelta);
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(bin.count));
+        ImGui::TableNextColumn();
+        if (std::isnan(bin.shareOfGap))
+            ImGui::TextDisabled("-");
+        else
+            ImGui::Text("%.1f%%", bin.shareOfGap * 100);
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace gatescope::widgets

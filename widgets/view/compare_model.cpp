@@ -1,0 +1,99 @@
+#include "widgets/view/compare_model.h"
+
+#include <cmath>
+
+#include "core/analysis/compare.h"
+#include "core/maps/trace_head.h"
+#include "widgets/view/retention_model.h"
+
+namespace gatescope::widgets {
+
+namespace {
+
+double numberOr(const nlohmann::json& j, const char* key, double fallback) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+}  // namespace
+
+Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const data::TraceReader& b,
+                                           int binsPerOctave) {
+    core::CompareOptions options;
+    options.attention = false;
+    options.binsPerOctave = binsPerOctave;
+    options.threads = 1;
+    auto json = core::compareTraces(a, b, options);
+    if (!json) return json.error();
+    CompareSummary s;
+    const auto& al = (*json)["alignment"];
+    s.identical = al["identical"].get<bool>();
+    s.note = al["note"].get<std::string>();
+    s.aligned = al["aligned_positions"].get<int64_t>();
+    s.nA = a.summary().nTokens;
+    s.nB = b.summary().nTokens;
+    if (!json->contains("loss")) return s;
+    const auto& loss = (*json)["loss"];
+    for (const auto& d : loss["delta"])
+        s.lossDelta.push_back(d.is_number() ? d.get<float>() : NAN);
+    s.meanDelta = numberOr(loss, "mean_delta", NAN);
+    s.aBetterFraction = numberOr(loss, "a_better_fraction", NAN);
+    for (const auto& bin : loss["exponential_bins"]) {
+        s.bins.push_back(LossGapBin{bin["begin"].get<int64_t>(), bin["end"].get<int64_t>(),
+                                    numberOr(bin, "mean_delta", NAN), bin["count"].get<int64_t>(),
+                                    numberOr(bin, "share_of_gap", NAN)});
+    }
+    return s;
+}
+
+Result<std::vector<float>> retentionDifference(const data::TraceReader& a,
+                                               const data::TraceReader& b, int layer, int head) {
+    auto ra = loadRetention(a, layer, head);
+    if (!ra) return ra.error();
+    auto rb = loadRetention(b, layer, head);
+    if (!rb) return rb.error();
+    const RetentionData &x = **ra, &y = **rb;
+    if (x.n != y.n || x.channels != y.channels)
+        return Error{ErrorKind::Missing, "the gates of A and B differ in shape", b.path(), {}};
+    std::vector<float> out(static_cast<size_t>(x.n));
+    for (int64_t t = 0; t < x.n; ++t) {
+        double sum = 0;
+        for (int c = 0; c < x.channels; ++c)
+            sum += std::exp(double(x.logAt(t, c))) - std::exp(double(y.logAt(t, c)));
+        out[static_cast<size_t>(t)] = static_cast<float>(sum / x.channels);
+    }
+    return out;
+}
+
+std::vector<int64_t> sampleRows(int64_t begin, int64_t end, int maxRows) {
+    std::vector<int64_t> rows;
+    if (end <= begin || maxRows <= 0) return rows;
+    const int64_t count = std::min<int64_t>(end - begin, maxRows);
+    for (int64_t i = 0; i < count; ++i)
+        rows.push_back(begin + (end - begin) * i / count);
+    return rows;
+}
+
+Result<std::vector<RowDivergence>> rowDivergences(const data::TraceReader& a,
+                                                  const data::TraceReader& b, int layer, int head,
+                                                  const std::vector<int64_t>& rows,
+                                                  const std::atomic<bool>& cancel) {
+    auto ha = core::loadTraceHead(a, layer, head);
+    if (!ha) return ha.error();
+    auto hb = core::loadTraceHead(b, layer, head);
+    if (!hb) return hb.error();
+    std::vector<RowDivergence> out;
+    std::vector<float> pa, pb;
+    for (int64_t row : rows) {
+        if (cancel) return Error{ErrorKind::Cancelled, "cancelled", a.path(), {}};
+        pa.resize(static_cast<size_t>(row + 1));
+        pb.resize(static_cast<size_t>(row + 1));
+        (*ha)->source->compute(kernels::MapKind::Attention, row, 1, 0, row + 1, pa.data());
+        (*hb)->source->compute(kernels::MapKind::Attention, row, 1, 0, row + 1, pb.data());
+        RowDivergence d = rowDivergence(pa.data(), pb.data(), row + 1);
+        d.row = row;
+        out.push_back(d);
+    }
+    return out;
+}
+
+}  // namespace gatescope::widgets

@@ -1,0 +1,60 @@
+// Compare mode's numbers, display-free (blocking: call on a worker, e.g. through runInSlot):
+// the summary of two traces from core::compareTraces (alignment, per-token loss delta A - B and
+// its position bins, per-head gate differences), the per-position retention difference of one
+// head, and the exact per-row attention divergences of the rows on screen. Nothing N x N is
+// held: rows are computed one at a time from the heads' O(N) factors.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/trace/trace_reader.h"
+#include "widgets/view/compare_tiles.h"
+
+namespace gatescope::widgets {
+
+struct LossGapBin {
+    int64_t begin = 0, end = 0;  ///< positions [begin, end) of A
+    double meanDelta = 0;        ///< mean lossA - lossB (NaN when empty)
+    int64_t count = 0;
+    double shareOfGap = 0;  ///< this bin's part of the total delta (NaN when the total is 0)
+};
+
+struct CompareSummary {
+    bool identical = false;  ///< same token ids: maps compare cell by cell
+    std::string note;        ///< how positions were aligned, or why not
+    int64_t aligned = 0;     ///< aligned positions
+    int64_t nA = 0, nB = 0;  ///< tokens of A and B
+    /// Per position of A: lossA - lossB of the same text (summed over B's tokens when the
+    /// tokenizations differ), NaN where not aligned. Empty when a trace has no per-token loss.
+    std::vector<float> lossDelta;
+    double meanDelta = 0;
+    double aBetterFraction = 0;    ///< share of aligned positions where A's loss is lower
+    std::vector<LossGapBin> bins;  ///< exponential position bins (core's binsPerOctave)
+};
+
+/// core::compareTraces(a, b) without the O(N^2) attention part, as a CompareSummary. Errors:
+/// the readers' (tokens, per-token results), naming the trace.
+Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const data::TraceReader& b,
+                                           int binsPerOctave = 2);
+
+/// Per position, the retention of (layer, head) in A minus B (exp of the log gates; the mean
+/// over channels for per-channel gates). Errors: Missing when either layer has no gates or the
+/// shapes differ, the readers' errors.
+Result<std::vector<float>> retentionDifference(const data::TraceReader& a,
+                                               const data::TraceReader& b, int layer, int head);
+
+/// At most `maxRows` rows spread evenly over [begin, end) (every row when there are fewer).
+std::vector<int64_t> sampleRows(int64_t begin, int64_t end, int maxRows);
+
+/// KL(A||B) and JS of the attention rows `rows` of (layer, head), exact from both traces'
+/// factors (O(row * head_dim) per row). Both traces must hold the same tokens. Errors: Missing
+/// (factors), the recompute's; Cancelled when `cancel` is set.
+Result<std::vector<RowDivergence>> rowDivergences(const data::TraceReader& a,
+                                                  const data::TraceReader& b, int layer, int head,
+                                                  const std::vector<int64_t>& rows,
+                                                  const std::atomic<bool>& cancel);
+
+}  // namespace gatescope::widgets
