@@ -1,5 +1,6 @@
-// A small real trace for widget tests: `gatescope demo` (a seeded random FoX on the bundled text),
-// written once under the build tree and shared by every test process (atomic rename).
+// Small real traces for widget tests: a seeded random FoX checkpoint traced on the bundled text by
+// the real CLI, written once under the build tree and shared by every test process (atomic
+// rename).
 #pragma once
 
 #include <cstdlib>
@@ -14,6 +15,26 @@
 
 namespace gatescope::sample {
 
+/// Writes a random FoX checkpoint of `spec` and traces `text` with it into `out` through the real
+/// CLI (what `gatescope demo` did before it moved to bundled models). False on failure.
+inline bool traceRandomFox(const core::RandomFoxSpec& spec, const std::filesystem::path& text,
+                           const std::filesystem::path& out, const std::string& extra = {}) {
+    const auto model =
+        out.parent_path() / fmt::format("model-{}-{}", out.stem().string(), getpid());
+    if (!core::writeRandomFoxCheckpoint(model, spec)) return false;
+    const std::string cmd =
+        fmt::format("'{}' trace --model '{}' --input '{}' {} --out '{}' > /dev/null 2>&1",
+                    GATESCOPE_CLI, model.string(), text.string(), extra, out.string());
+    const int status = std::system(cmd.c_str());
+    std::filesystem::remove_all(model);
+    return status == 0;
+}
+
+/// The bundled sample text.
+inline std::filesystem::path sampleText() {
+    return std::filesystem::path(GATESCOPE_SOURCE_DIR) / "resources" / "samples" / "forgetting.txt";
+}
+
 inline std::filesystem::path sampleTrace() {
     const std::filesystem::path dir =
         std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
@@ -21,12 +42,9 @@ inline std::filesystem::path sampleTrace() {
     if (std::filesystem::exists(out)) return out;
     std::filesystem::create_directories(dir);
     const auto tmp = dir / fmt::format("sample-{}.h5", getpid());
-    const auto model = dir / fmt::format("model-{}", getpid());
-    const std::string cmd = fmt::format("'{}' demo --out '{}' --model-dir '{}' > /dev/null",
-                                        GATESCOPE_CLI, tmp.string(), model.string());
-    if (std::system(cmd.c_str()) != 0) return {};
+    core::RandomFoxSpec spec;  // 2 layers, d 64, 4 heads, byte-level vocabulary, seed 1
+    if (!traceRandomFox(spec, sampleText(), tmp)) return {};
     std::filesystem::rename(tmp, out);  // atomic: concurrent test processes see all or nothing
-    std::filesystem::remove_all(model);
     return out;
 }
 
@@ -61,18 +79,11 @@ inline std::pair<std::filesystem::path, std::filesystem::path> compareTraces(int
     if (std::filesystem::exists(a) && std::filesystem::exists(b)) return {a, b};
     std::filesystem::create_directories(dir);
     for (int seed : {1, 2}) {
-        const auto model = dir / fmt::format("compare-model-{}-{}", seed, getpid());
         core::RandomFoxSpec spec;
         spec.layers = 2, spec.hiddenSize = 32, spec.heads = 2, spec.seed = seed;
-        if (!core::writeRandomFoxCheckpoint(model, spec)) return {};
         const auto tmp = dir / fmt::format("compare-{}-{}.h5", seed, getpid());
-        const std::string cmd = fmt::format(
-            "'{}' trace --model '{}' --input '{}/resources/samples/forgetting.txt' --range 0:{} "
-            "--out '{}' > /dev/null 2>&1",
-            GATESCOPE_CLI, model.string(), GATESCOPE_SOURCE_DIR, tokens, tmp.string());
-        const int status = std::system(cmd.c_str());
-        std::filesystem::remove_all(model);
-        if (status != 0) return {};
+        if (!traceRandomFox(spec, sampleText(), tmp, fmt::format("--range 0:{}", tokens)))
+            return {};
         std::filesystem::rename(tmp, seed == 1 ? a : b);
     }
     return {a, b};
