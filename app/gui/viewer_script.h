@@ -23,7 +23,7 @@
 //   bench-tiles               prints the latency distribution of every tile loaded so far
 //   compare PATH              compare mode with trace B (as File > Compare With...); waits for
 //                             everything to draw; prints "compare identical= tokens-a= tokens-b=
-//                             aligned= mean-delta= a-better= bins="
+//                             aligned= mean-delta= a-better= bins= cursor-a= cursor-b="
 //   compare-summary           prints that line for the compare mode already open
 //   diff-mode diff|log-ratio  the difference view's mode
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas

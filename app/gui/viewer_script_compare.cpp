@@ -46,9 +46,10 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
         if (!s) return false;
         fmt::print(
             "script: compare identical={} tokens-a={} tokens-b={} aligned={} mean-delta={:.9g} "
-            "a-better={:.9g} bins={}\n",
+            "a-better={:.9g} bins={} cursor-a={} cursor-b={}\n",
             s->identical ? 1 : 0, s->nA, s->nB, s->aligned, s->meanDelta, s->aBetterFraction,
-            s->bins.size());
+            s->bins.size(), m_window.session()->context().cursor(),
+            m_window.compareView()->sessionB().context().cursor());
         return true;
     }
     CompareView* c = m_window.compareView();

@@ -216,3 +216,23 @@ TEST_F(CompareTraces, DifferenceLoaderCombinesBothTracesTilesAtTheSameKey) {
         }
     }
 }
+
+TEST(ContextLink, MapsTheCursorThroughAnAlignmentOfTwoTokenizations) {
+    // A: 6 tokens; B: 3 tokens ending at the bytes where A's tokens 1, 3 and 5 end.
+    const std::vector<std::pair<int64_t, int64_t>> pairs = {{1, 0}, {3, 1}, {5, 2}};
+    const auto aToB = alignedPosition(pairs, true), bToA = alignedPosition(pairs, false);
+    EXPECT_EQ(aToB(0), -1);
+    EXPECT_EQ(aToB(1), 0);
+    EXPECT_EQ(aToB(4), 1);
+    EXPECT_EQ(bToA(2), 5);
+    ViewContext a, b;
+    ContextLink link;
+    link.add(a, true);
+    link.add(b, true, true, aToB, bToA);
+    a.setCursor(4);
+    EXPECT_EQ(b.cursor(), 1);
+    b.setCursor(2);
+    EXPECT_EQ(a.cursor(), 5);
+    a.setCursor(0);  // before the first aligned token: B's cursor stays
+    EXPECT_EQ(b.cursor(), 2);
+}

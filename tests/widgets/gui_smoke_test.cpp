@@ -37,15 +37,24 @@ std::string runCapture(const std::string& cmd, int& status) {
     return out;
 }
 
-/// Runs `gatescope open TRACE --script SCRIPT` under xvfb-run in `dir`, with `dir` as the settings
-/// home (so the test never touches the user's recent files); stdout and stderr together.
-std::string runViewerScript(const std::filesystem::path& trace, const std::filesystem::path& script,
-                            const std::filesystem::path& dir, int& status) {
+/// Runs `gatescope open TRACES... --script SCRIPT` under xvfb-run in `dir`, with `dir` as the
+/// settings home (so the test never touches the user's recent files); stdout and stderr together.
+std::string runViewerScript(const std::vector<std::filesystem::path>& traces,
+                            const std::filesystem::path& script, const std::filesystem::path& dir,
+                            int& status) {
+    std::string args;
+    for (const auto& trace : traces)
+        args += " '" + trace.string() + "'";
     const std::string cmd = fmt::format(
         "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -n {4} -s '-screen 0 "
-        "1600x1000x24' '{1}' open '{2}' --script '{3}' 2>&1",
-        dir.string(), GATESCOPE_CLI, trace.string(), script.string(), 100 + getpid() % 800);
+        "1600x1000x24' '{1}' open{2} --script '{3}' 2>&1",
+        dir.string(), GATESCOPE_CLI, args, script.string(), 100 + getpid() % 800);
     return runCapture(cmd, status);
+}
+
+std::string runViewerScript(const std::filesystem::path& trace, const std::filesystem::path& script,
+                            const std::filesystem::path& dir, int& status) {
+    return runViewerScript(std::vector<std::filesystem::path>{trace}, script, dir, status);
 }
 
 /// Distinct colours in the image's rectangle: a blank or failed render has very few.
@@ -220,6 +229,13 @@ std::filesystem::path screenshotDir() {
     return shots;
 }
 
+/// `dir`, emptied (a test's own working folder under the screenshots).
+std::filesystem::path freshDir(const std::filesystem::path& dir) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
 QImage loadPng(const std::filesystem::path& path) {
     return QImage(QString::fromStdString(path.string()));
 }
@@ -294,9 +310,7 @@ TEST(GuiSmoke, StatisticsDockDrawsGateAndAttentionTablesUnderXvfb) {
 TEST(GuiSmoke, NeedleGridOpensACellTraceAtTheNeedleUnderXvfb) {
     SKIP_WITHOUT_XVFB();
     const auto shots = screenshotDir();
-    const auto dir = shots / "niah";
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    const auto dir = freshDir(shots / "niah");
     {
         std::ofstream hay(dir / "hay.txt");
         for (int i = 0; i < 20; ++i)
@@ -420,12 +434,7 @@ TEST(GuiSmoke, CompareModeLocksTwoTracesAndShowsTheirDifferenceUnderXvfb) {
                           << "diff-mode diff\nhover-diff 120 100\nscreenshot " << zoomPng.string()
                           << "\nquit 0\n";
     int status = 0;
-    const std::string cmd = fmt::format(
-        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -n {4} -s '-screen "
-        "0 1600x1000x24' '{1}' open '{2}' '{3}' --script '{5}' 2>&1",
-        shots.string(), GATESCOPE_CLI, pa.string(), pb.string(), 100 + getpid() % 800,
-        script.string());
-    const std::string out = runCapture(cmd, status);
+    const std::string out = runViewerScript({pa, pb}, script, shots, status);
     ASSERT_EQ(status, 0) << out;
     EXPECT_NE(out.find("idle-frames 0 in"), std::string::npos) << "repainting while idle: " << out;
 
@@ -495,4 +504,55 @@ TEST(GuiSmoke, CompareModeLocksTwoTracesAndShowsTheirDifferenceUnderXvfb) {
     EXPECT_LT(meanAbsDiffIn(d, l, left), 0.5) << "switching the mode changed A's canvas";
     for (const QRect& r : {left, middle, right})
         EXPECT_GT(meanAbsDiffIn(l, z, r), 2.0) << "a canvas did not follow the zoom";
+}
+
+// Compare mode on two tokenizations of one text: a byte-level FoX, and one whose tokenizer
+// prepends a BOS token (every id shifts by one position). The banner says the tokenizations
+// differ, positions align by byte offsets (every byte token), there is no difference canvas,
+// and the cursor set on A lands on B's token that ends at the same byte.
+TEST(GuiSmoke, CompareModeAlignsTwoTokenizationsByByteOffsetsUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto shots = screenshotDir();
+    const auto dir = freshDir(shots / "tokenizations");
+    std::ofstream(dir / "text.txt") << "A forget gate decides how much of the past a head keeps; "
+                                       "a slow gate remembers, a fast one forgets.";
+    core::RandomFoxSpec spec;
+    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
+    ASSERT_TRUE(sample::traceRandomFox(spec, dir / "text.txt", dir / "a.h5"));
+    spec.vocabSize = 257, spec.seed = 2;
+    ASSERT_TRUE(core::writeRandomFoxCheckpoint(dir / "bos-model", spec));
+    {
+        std::ifstream in(dir / "bos-model" / "config.json");
+        auto config = nlohmann::json::parse(in);
+        config["gatescope_tokenizer"] = {{"kind", "byte"}, {"bos_id", 256}};
+        std::ofstream(dir / "bos-model" / "config.json") << config.dump(1);
+    }
+    int status = 0;
+    const std::string traced =
+        runCapture(fmt::format("'{}' trace --model '{}' --input '{}' --out '{}' 2>&1",
+                               GATESCOPE_CLI, (dir / "bos-model").string(),
+                               (dir / "text.txt").string(), (dir / "b.h5").string()),
+                   status);
+    ASSERT_EQ(status, 0) << traced;
+    const auto png = shots / "14-compare-tokenizations.png";
+    std::filesystem::remove(png);
+    const auto script = dir / "compare.script";
+    std::ofstream(script) << "wait\ncursor 40\ncompare-summary\nscreenshot " << png.string()
+                          << "\nquit 0\n";
+    const std::string out = runViewerScript({dir / "a.h5", dir / "b.h5"}, script, shots, status);
+    ASSERT_EQ(status, 0) << out;
+    const auto s =
+        scriptNumbers(out, "compare identical",
+                      {"identical", "tokens-a", "tokens-b", "aligned", "cursor-a", "cursor-b"});
+    ASSERT_EQ(s.size(), 6u) << out;
+    EXPECT_EQ(s[0], 0) << "the token ids differ";
+    EXPECT_EQ(s[2], s[1] + 1) << "B has a BOS token";
+    EXPECT_EQ(s[3], s[1]) << "every byte token of A aligns with B's";
+    EXPECT_EQ(s[4], 40);
+    EXPECT_EQ(s[5], 41) << "the cursor maps to the token ending at the same byte";
+    const QImage img = loadPng(png);
+    ASSERT_FALSE(img.isNull());
+    // Two canvases (no difference canvas): B's map fills the right half.
+    const QRect rightHalf(img.width() / 2 + 40, 120, img.width() / 2 - 160, img.height() / 3);
+    EXPECT_GT(distinctColours(img, rightHalf), 10u) << "B's map is not drawn";
 }

@@ -80,10 +80,9 @@ void ComparePanel::drawBanner(const CompareSummary& s) {
         const std::string text =
             s.aligned > 0
                 ? fmt::format(
-                      "Tokenizations differ ({} vs {} tokens): {}. No difference map "
-                      "(cells are not the same token pairs); the loss delta is aligned "
-                      "by byte offsets.",
-                      s.nA, s.nB, s.note)
+                      "{}. No difference map (cells are not the same token pairs); the "
+                      "loss delta and the cursor are aligned by byte offsets.",
+                      s.note)
                 : fmt::format("The inputs differ ({} vs {} tokens) and cannot be aligned: {}.",
                               s.nA, s.nB, s.note);
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));

@@ -1,10 +1,12 @@
 #include "widgets/gui/compare_view.h"
 
+#include "core/analysis/compare.h"
 #include "widgets/gui/compare_panel.h"
 #include "widgets/gui/diff_canvas_panel.h"
 #include "widgets/gui/diverging_strip.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
+#include "widgets/view/compare_model.h"
 #include "widgets/view/difference_loader.h"
 
 namespace gatescope::widgets {
@@ -35,7 +37,16 @@ CompareView::CompareView(ViewerSession& a, ImGuiHost& canvasA,
     panelB->setValuePrefix("B: ");
     m_link = std::make_unique<ContextLink>();
     m_link->add(a.context(), true);
-    m_link->add(m_b->context(), true, m_identical);
+    if (m_identical) {
+        m_link->add(m_b->context(), true);
+    } else {
+        // Another tokenization of the same text: the cursor moves to the token of B that ends
+        // at (or before) the byte where A's ends, and back; not linked without an alignment.
+        auto pairs = core::alignTokens(a.document().tokens, b->tokens).pairs;
+        const bool aligned = !pairs.empty();
+        m_link->add(m_b->context(), true, aligned, alignedPosition(pairs, true),
+                    alignedPosition(pairs, false));
+    }
     if (m_identical) {
         m_viewport = std::make_shared<Viewport>(panelA.view());
         panelA.shareViewport(m_viewport, true);

@@ -3,7 +3,8 @@
 // the Compare dock's panel, the ContextLink that locks layer, head, map, pooling and cursor, and
 // the one Viewport all canvases draw through (zoom and pan locked; whoever moves it repaints the
 // others). With differing tokenizations there is no difference view and B keeps its own
-// viewport; the cursor is not linked (positions differ), only layer, head, map and colours.
+// viewport; the cursor is mapped through the byte-offset alignment (core::alignTokens) when the
+// traces share their source text, else not linked; layer, head, map and colours stay locked.
 // Owns its hosts (the window places them) and deletes them before the sessions they draw.
 // GUI thread only.
 #pragma once

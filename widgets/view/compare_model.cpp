@@ -1,5 +1,6 @@
 #include "widgets/view/compare_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/analysis/compare.h"
@@ -62,6 +63,18 @@ Result<std::vector<float>> retentionDifference(const data::TraceReader& a,
         out[static_cast<size_t>(t)] = static_cast<float>(sum / x.channels);
     }
     return out;
+}
+
+std::function<int64_t(int64_t)> alignedPosition(std::vector<std::pair<int64_t, int64_t>> pairs,
+                                                bool fromA) {
+    if (!fromA)
+        for (auto& p : pairs)
+            std::swap(p.first, p.second);
+    return [pairs = std::move(pairs)](int64_t position) -> int64_t {
+        auto it = std::upper_bound(pairs.begin(), pairs.end(), position,
+                                   [](int64_t v, const auto& p) { return v < p.first; });
+        return it == pairs.begin() ? -1 : std::prev(it)->second;
+    };
 }
 
 std::vector<int64_t> sampleRows(int64_t begin, int64_t end, int maxRows) {

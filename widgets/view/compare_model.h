@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const dat
 /// shapes differ, the readers' errors.
 Result<std::vector<float>> retentionDifference(const data::TraceReader& a,
                                                const data::TraceReader& b, int layer, int head);
+
+/// The position map of aligned (A, B) pairs (increasing in both, as core::alignTokens gives):
+/// for a position of A (`fromA`) or of B, the other side of the last pair at or before it; -1
+/// before the first pair. The map owns its copy of the pairs.
+std::function<int64_t(int64_t)> alignedPosition(std::vector<std::pair<int64_t, int64_t>> pairs,
+                                                bool fromA);
 
 /// At most `maxRows` rows spread evenly over [begin, end) (every row when there are fewer).
 std::vector<int64_t> sampleRows(int64_t begin, int64_t end, int maxRows);

@@ -7,9 +7,11 @@ ContextLink::~ContextLink() {
         m.context->removeListener(m.listener);
 }
 
-void ContextLink::add(ViewContext& context, bool shareColors, bool linkCursor) {
+void ContextLink::add(ViewContext& context, bool shareColors, bool linkCursor,
+                      PositionMap fromFirst, PositionMap toFirst) {
     const size_t index = m_members.size();
-    m_members.push_back(Member{&context, shareColors, linkCursor, 0, context.focusSerial()});
+    m_members.push_back(Member{&context, shareColors, linkCursor, std::move(fromFirst),
+                               std::move(toFirst), 0, context.focusSerial()});
     m_members.back().listener = context.addListener([this, index] { propagate(index); });
     if (index > 0) {
         // Take the state of the first member: copy from it to the newcomer only.
@@ -19,9 +21,19 @@ void ContextLink::add(ViewContext& context, bool shareColors, bool linkCursor) {
         context.setMap(first.context->map());
         context.setPool(first.context->pool());
         if (shareColors && first.shareColors) context.setColors(first.context->colors());
-        if (linkCursor) context.setCursor(first.context->cursor());
+        const Member& added = m_members.back();
+        if (linkCursor && first.context->cursor() >= 0)
+            context.setCursor(added.fromFirst ? added.fromFirst(first.context->cursor())
+                                              : first.context->cursor());
         m_busy = false;
     }
+}
+
+int64_t ContextLink::mapped(const Member& from, const Member& to, int64_t position) {
+    if (position < 0) return position;
+    if (from.toFirst) position = from.toFirst(position);
+    if (position >= 0 && to.fromFirst) position = to.fromFirst(position);
+    return position;
 }
 
 void ContextLink::propagate(size_t from) {
@@ -39,12 +51,13 @@ void ContextLink::propagate(size_t from) {
         c.setMap(s.map());
         c.setPool(s.pool());
         if (src.shareColors && m.shareColors) c.setColors(s.colors());
-        if (!src.linkCursor || !m.linkCursor)
-            ;  // another tokenization: positions differ
+        const int64_t cursor = mapped(src, m, s.cursor());
+        if (!src.linkCursor || !m.linkCursor || (s.cursor() >= 0 && cursor < 0))
+            ;  // not linked, or no counterpart in that tokenization
         else if (focused)
-            c.focusOn(s.cursor());
+            c.focusOn(cursor);
         else
-            c.setCursor(s.cursor());
+            c.setCursor(cursor);
         m.focusSerial = c.focusSerial();
     }
     m_busy = false;

@@ -5,6 +5,7 @@
 // request (focusOn) is passed on as one. Display-free; GUI thread only, like the contexts.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "widgets/view/view_context.h"
@@ -19,20 +20,28 @@ public:
     /// Stops listening. The contexts must still exist (destroy the link first).
     ~ContextLink();
 
+    /// Maps a token position of one context to another's (another tokenization of the same
+    /// text); returns -1 when the position has no counterpart.
+    using PositionMap = std::function<int64_t(int64_t)>;
+
     /// Adds `context` (not owned) and brings it to the state of the first linked context. With
-    /// `linkCursor` false its cursor is neither copied nor passed on (positions of another
-    /// tokenization).
-    void add(ViewContext& context, bool shareColors, bool linkCursor = true);
+    /// `linkCursor` false its cursor is neither copied nor passed on. `fromFirst` / `toFirst`
+    /// map positions between the first context's tokens and this one's (empty: the same
+    /// tokens).
+    void add(ViewContext& context, bool shareColors, bool linkCursor = true,
+             PositionMap fromFirst = {}, PositionMap toFirst = {});
 
 private:
     struct Member {
         ViewContext* context;
         bool shareColors;
         bool linkCursor;
+        PositionMap fromFirst, toFirst;
         int listener;
         uint64_t focusSerial;
     };
     void propagate(size_t from);
+    static int64_t mapped(const Member& from, const Member& to, int64_t position);
 
     std::vector<Member> m_members;
     bool m_busy = false;  // copying: ignore the notifications that causes
