@@ -85,3 +85,16 @@ TEST(ColorScale, ColorizeMatchesColorOfAndNanIsTransparent) {
     colorize(values, 1, 4, 4, s, r, out);
     EXPECT_EQ(out[1], colormapLut(s.colormap)[128]);  // 0.25^0.5 = 0.5
 }
+
+TEST(ColorScale, GammaOnADivergingMapIsSymmetricAboutTheCentre) {
+    ColorSettings s;
+    s.colormap = ColormapKind::Diverging;
+    s.scale = ScaleKind::Gamma;
+    s.gamma = 0.5;
+    const ValueRange r{-1, 1};
+    EXPECT_DOUBLE_EQ(normalizeValue(0, s, r), 0.5);
+    EXPECT_DOUBLE_EQ(normalizeValue(1, s, r), 1.0);
+    EXPECT_DOUBLE_EQ(normalizeValue(-1, s, r), 0.0);
+    EXPECT_NEAR(normalizeValue(0.25, s, r), 0.5 + 0.5 * 0.5, 1e-12);
+    EXPECT_NEAR(normalizeValue(-0.25, s, r), 0.5 - 0.5 * 0.5, 1e-12);
+}

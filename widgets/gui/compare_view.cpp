@@ -56,7 +56,9 @@ CompareView::CompareView(ViewerSession& a, ImGuiHost& canvasA,
                                                  TileService::Options{});
         ColorSettings diverging;
         diverging.colormap = ColormapKind::Diverging;
-        m_diff->context().setColors(diverging);  // linear, automatic range symmetric around 0
+        diverging.scale = ScaleKind::Gamma;  // symmetric gamma: small differences show
+        diverging.gamma = 0.5;
+        m_diff->context().setColors(diverging);  // automatic range symmetric around 0
         m_link->add(m_diff->context(), false);
         auto diff = std::make_unique<DiffCanvasPanel>(*m_diff, a.document().reader, b->reader);
         diff->canvas().shareViewport(m_viewport, false);

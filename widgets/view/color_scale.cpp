@@ -35,7 +35,15 @@ double normalizeValue(double v, const ColorSettings& s, const ValueRange& range)
         t = range.hi > range.lo ? (v - range.lo) / (range.hi - range.lo) : 0;
     }
     t = std::clamp(t, 0.0, 1.0);
-    if (s.scale == ScaleKind::Gamma) t = std::pow(t, std::max(1e-3, s.gamma));
+    if (s.scale == ScaleKind::Gamma) {
+        const double g = std::max(1e-3, s.gamma);
+        if (isDiverging(s.colormap)) {
+            // Symmetric about the centre, so that small differences of either sign show.
+            const double u = 2 * t - 1;
+            return 0.5 + 0.5 * std::copysign(std::pow(std::abs(u), g), u);
+        }
+        t = std::pow(t, g);
+    }
     return t;
 }
 

@@ -35,7 +35,8 @@ struct ColorSettings {
 };
 
 /// Maps `v` into [0, 1] under `settings` and `range` (clamped). NaN maps to NaN. Log uses
-/// max(lo, logFloor) as its lower end; Gamma is linear then raised to `gamma`.
+/// max(lo, logFloor) as its lower end; Gamma is linear then raised to `gamma` (for diverging
+/// colormaps, symmetrically about the centre: 0.5 + 0.5 sign(u) |u|^gamma with u = 2t - 1).
 double normalizeValue(double v, const ColorSettings& settings, const ValueRange& range);
 
 /// The range to use given the observed finite [minSeen, maxSeen] and smallest positive value:
