@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine: builds the headless CLI against the machine's LibTorch (CUDA) and trains the
-# sample models there with scripts/train-samples.sh (DEVICE=cuda), then packs them as
-# $OUT/samples-N.tar (two archs each: the device returns at most 8 files). How the bundled models
+# sample models there with scripts/train-samples.sh (DEVICE=cuda), packing each as $OUT/ARCH.tar
+# (the device returns at most 8 files). How the bundled models
 # were made: docs/sample-models.md.
-# Usage: scripts/gpu-train-samples.sh [build-dir] [ARCH...]   (env: STEPS, CORPUS)
+# Usage: scripts/gpu-train-samples.sh [build-dir] [ARCH...]   (env: STEPS, TIME_LIMIT, CORPUS)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/gpu-headless}
@@ -24,10 +24,10 @@ for arch in "${archs[@]}"; do
     start=$(date +%s)
     DEVICE=cuda scripts/train-samples.sh "$build/app/gatescope" "$models" "$arch" \
         >"$logs/train-$arch.log" 2>&1 || status=1
-    tail -3 "$logs/train-$arch.log"
+    grep -v "^progress" "$logs/train-$arch.log" | tail -3
     echo "== $arch: $(($(date +%s) - start)) s"
-done
-for ((i = 0; i < ${#archs[@]}; i += 2)); do
-    tar -C "$models" -cf "$dest/samples-$((i / 2 + 1)).tar" "${archs[@]:i:2}" 2>/dev/null || status=1
+    # One archive per model, written as soon as it is trained: what is done comes back even if a
+    # later model runs past the call's time limit.
+    tar -C "$models" -cf "$dest/$arch.tar" "$arch" 2>/dev/null || status=1
 done
 exit $status

@@ -71,6 +71,10 @@ public:
         m_params.constant("lm_head.weight", {m_c.paddedVocab, d}, 0.0);
     }
 
+    torch::Tensor reportedLogits(const torch::Tensor& logits) const override {
+        return gatedfwa::kLogitSoftcap * torch::tanh(logits / gatedfwa::kLogitSoftcap);
+    }
+
     torch::Tensor logits(const torch::Tensor& ids) override {
         const auto& P = m_params;
         const int64_t b = ids.size(0), n = ids.size(1), h = m_c.heads, hkv = m_c.kvHeads;

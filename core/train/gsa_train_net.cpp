@@ -65,20 +65,24 @@ torch::Tensor slotAttention(const torch::Tensor& q, const torch::Tensor& k, cons
     auto keyWeight = sc * torch::exp(anchor.unsqueeze(3) - cc);  // [B,H,nc,L,m] <= 1
     auto addK = torch::matmul(keyWeight.transpose(-1, -2), kc);  // [B,H,nc,m,dk]
     auto addV = torch::matmul(keyWeight.transpose(-1, -2), vc);  // [B,H,nc,m,dv]
-    std::vector<torch::Tensor> statesK{torch::zeros({b, h, m, dk}, q.options())};
-    std::vector<torch::Tensor> statesV{torch::zeros({b, h, m, dv}, q.options())};
-    for (int64_t c = 0; c + 1 < nc; ++c) {
-        // State entering chunk c + 1 (anchored at chunk c's anchor).
-        torch::Tensor carryK = addK.select(2, c), carryV = addV.select(2, c);
-        if (c > 0) {
-            auto decay = torch::exp(anchor.select(2, c) - anchor.select(2, c - 1)).unsqueeze(-1);
-            carryK = carryK + decay * statesK.back();
-            carryV = carryV + decay * statesV.back();
-        }
-        statesK.push_back(carryK);
-        statesV.push_back(carryV);
-    }
-    auto stateK = torch::stack(statesK, 2), stateV = torch::stack(statesV, 2);  // [B,H,nc,m,*]
+    // The state after chunk c is sum over c' <= c of exp(anchor_c - anchor_c') add_c' (every
+    // factor <= 1): one batched product over chunk pairs instead of a loop over chunks, which
+    // launched thousands of small kernels per step on a GPU.
+    auto a = anchor.permute({0, 1, 3, 2});  // [B,H,m,nc]
+    auto chunk = torch::arange(nc, idx.options());
+    auto later = chunk.unsqueeze(0) > chunk.unsqueeze(1);  // [c, c']: c' after c
+    auto carry = torch::exp((a.unsqueeze(4) - a.unsqueeze(3))
+                                .masked_fill(later, -std::numeric_limits<float>::infinity()));
+    auto afterK = torch::matmul(carry, addK.permute({0, 1, 3, 2, 4}));  // [B,H,m,nc,dk]
+    auto afterV = torch::matmul(carry, addV.permute({0, 1, 3, 2, 4}));  // [B,H,m,nc,dv]
+    // Entering chunk c: the state after chunk c - 1 (nothing before chunk 0).
+    auto entering = [&](const torch::Tensor& after) {
+        auto shifted = after.permute({0, 1, 3, 2, 4}).narrow(2, 0, nc - 1);  // [B,H,nc-1,m,*]
+        auto shape = shifted.sizes().vec();
+        shape[2] = 1;
+        return torch::cat({torch::zeros(shape, after.options()), shifted}, 2);
+    };
+    auto stateK = entering(afterK), stateV = entering(afterV);  // [B,H,nc,m,*]
     // The previous chunk's anchor (chunk 0 has an empty state; any finite anchor <= C does).
     auto previous =
         torch::cat({torch::zeros({b, h, 1, m}, q.options()), anchor.narrow(2, 0, nc - 1)}, 2);

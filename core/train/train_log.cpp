@@ -64,6 +64,7 @@ Status TrainLog::write(const std::filesystem::path& dir, const TrainProgress& la
         {"weight_decay", o.weightDecay},
         {"device", o.device},
         {"step", last.step},
+        {"time_limit_seconds", o.maxSeconds},
         {"train_loss", recentLoss()},
         {"held_out",
          {{"file", o.heldOut.empty() ? "last 5% of the corpus" : o.heldOut.filename().string()},

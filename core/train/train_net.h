@@ -23,6 +23,10 @@ public:
     /// ids [B, N] int64 -> logits [B, N, V] float32, differentiable in params(). N is the
     /// training length (dense N x N attention inside is bounded by it).
     virtual torch::Tensor logits(const torch::Tensor& ids) = 0;
+    /// The logits the inference model reports for these training logits (the loss is always
+    /// taken on the training logits): identity, except where the official inference path
+    /// transforms them (GatedFWA's softcap).
+    virtual torch::Tensor reportedLogits(const torch::Tensor& logits) const { return logits; }
     /// The config.json that the model zoo's loader parses for this net.
     const nlohmann::json& config() const { return m_config; }
     ParamSet& params() { return m_params; }

@@ -171,7 +171,8 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
         p.loss = loss.item<double>();
         p.tokensPerSecond = static_cast<double>(p.step * o.batch * o.seqLen) / seconds;
         const bool stop = cancel && cancel->load();
-        const bool last = p.step == o.steps || stop;
+        const bool outOfTime = o.maxSeconds > 0 && seconds >= o.maxSeconds;
+        const bool last = p.step == o.steps || stop || outOfTime;
         if (last || p.step % o.evalEvery == 0)
             p.heldOutLoss = heldOutLoss(*net, windows, o.batch, device);
         log.addStep(p, lr, seconds);
@@ -184,6 +185,7 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
                 throw ModelError(st.error());
         }
         if (progress) progress(p);
+        if (outOfTime) break;
         if (stop)
             throwModelError(ErrorKind::Cancelled,
                             fmt::format("cancelled at step {}; its checkpoint is in {}", p.step,
@@ -241,7 +243,7 @@ Result<std::vector<float>> trainingNetLogits(const std::filesystem::path& dir,
             if (auto st = net->params().load(dir); !st) throw ModelError(st.error());
             torch::NoGradGuard noGrad;
             std::vector<int64_t> wide(ids.begin(), ids.end());
-            auto logits = net->logits(toTensor({wide})).contiguous();
+            auto logits = net->reportedLogits(net->logits(toTensor({wide}))).contiguous();
             return std::vector<float>(logits.data_ptr<float>(),
                                       logits.data_ptr<float>() + logits.numel());
         },

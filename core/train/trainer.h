@@ -33,6 +33,9 @@ struct TrainOptions {
     double lr = 3e-3;      ///< peak; linear warmup, cosine decay to 10%
     int64_t warmup = 100;
     double weightDecay = 0.1;
+    /// Stop after this many seconds of training (0: no limit), evaluating and saving as at the
+    /// last step; train.json's "step" says how far it got. The schedule is not shortened.
+    double maxSeconds = 0;
     int64_t evalEvery = 200;     ///< steps between held-out evaluations and checkpoints
     std::string device = "cpu";  ///< "cpu" or "cuda"
     int threads = 0;             ///< 0: all cores
@@ -74,9 +77,10 @@ Result<TrainSummary> runTraining(const TrainOptions& options,
 std::vector<std::vector<int32_t>> heldOutWindows(const std::string& text, int64_t seqLen,
                                                  int64_t maxWindows);
 
-/// Logits [ids.size() x vocab] of the training twin of the checkpoint in `dir` (a folder that
-/// runTraining wrote: config.json names the arch and shape) on `ids`: for checking that the
-/// inference model computes what was trained. Errors: not a gatescope-trained checkpoint, I/O.
+/// Logits [ids.size() x vocab] (as the inference model reports them) of the training twin of the
+/// checkpoint in `dir` (a folder that runTraining wrote: config.json names the arch and shape) on
+/// `ids`: for checking that the inference model computes what was trained. Errors: not a
+/// gatescope-trained checkpoint, I/O.
 Result<std::vector<float>> trainingNetLogits(const std::filesystem::path& dir,
                                              std::span<const int32_t> ids);
 
