@@ -16,8 +16,10 @@ int runCli(int argc, char** argv) {
     app.set_version_flag("--version", fmt::format("gatescope {} ({})", core::gatescopeVersion(),
                                                   core::gatescopeGitRevision()));
     app.require_subcommand(0, 1);
-    std::string trace;
-    app.add_option("trace", trace, "Trace to open in the viewer (same as `gatescope open FILE`)");
+    std::vector<std::string> traces;
+    app.add_option("traces", traces,
+                   "Trace to open in the viewer, or two to compare (same as `gatescope open`)")
+        ->expected(0, 2);
 
     std::vector<std::unique_ptr<Command>> commands;
     std::vector<CLI::App*> subs;
@@ -38,8 +40,9 @@ int runCli(int argc, char** argv) {
     for (std::size_t i = 0; i < subs.size(); ++i) {
         if (subs[i]->parsed()) return commands[i]->run();
     }
-    std::error_code ec;
-    if (!trace.empty() && !std::filesystem::exists(trace, ec)) {
+    for (const auto& trace : traces) {
+        std::error_code ec;
+        if (std::filesystem::exists(trace, ec)) continue;
         // A mistyped subcommand lands here as the positional FILE.
         fmt::print(stderr,
                    "gatescope: error: '{}' is neither a subcommand nor a file (see "
@@ -48,9 +51,9 @@ int runCli(int argc, char** argv) {
         return kExitUsage;
     }
 #ifdef GATESCOPE_WITH_GUI
-    return openViewer(trace, {});  // no subcommand: the viewer
+    return openViewer(traces, {});  // no subcommand: the viewer
 #else
-    if (!trace.empty()) return openViewer(trace, {});
+    if (!traces.empty()) return openViewer(traces, {});
     fmt::print(stderr, "{}\n", app.help());
     return kExitUsage;
 #endif

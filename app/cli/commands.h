@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/cli/command.h"
 
@@ -27,8 +28,9 @@ namespace gatescope::app {
 /// shared with `demo`. Returns an exit code.
 int printTraceInfo(const std::string& path, bool json);
 
-/// Runs the viewer on `trace` ("" for none), driven by `script` when given; the `open` command's
-/// body, shared with `gatescope FILE`. In builds without the GUI: a usage error (exit code 2).
-int openViewer(const std::string& trace, const std::string& script);
+/// Runs the viewer on `traces` (none, one, or two for compare mode), driven by `script` when
+/// given; the `open` command's body, shared with `gatescope FILE [FILE_B]` and `demo`. In builds
+/// without the GUI: a usage error (exit code 2).
+int openViewer(const std::vector<std::string>& traces, const std::string& script);
 
 }  // namespace gatescope::app

@@ -59,7 +59,7 @@ public:
         printComparison(*comparison);
         if (!m_headless && canRenderFigures() && hasDisplay()) {
             fmt::print("opening the viewer on {} and {}\n", traces[0].string(), traces[1].string());
-            return openViewer(traces[0].string(), "");
+            return openViewer({traces[0].string(), traces[1].string()}, "");
         }
         if (!canRenderFigures()) {
             fmt::print("this build has no Qt: traces and comparison are in {}\n", out.string());
@@ -67,7 +67,7 @@ public:
         }
         auto figures = writeDemoFigures(traces[0], traces[1], *comparison, out / "figures");
         if (!figures) return reportError(figures.error());
-        fmt::print("{}: wrote {} figures to {}\nopen the traces with `gatescope open {} {}`\n",
+        fmt::print("{}: wrote {} figures to {}\ncompare them in the viewer: `gatescope {} {}`\n",
                    hasDisplay() ? "headless" : "no display", figures->size(),
                    (out / "figures").string(), traces[0].string(), traces[1].string());
         for (const auto& f : *figures)

@@ -23,17 +23,7 @@ public:
                        "Run an automation script (screenshots, hover, benchmarks), then quit");
     }
 
-    int run() override {
-#ifdef GATESCOPE_WITH_GUI
-        if (m_traces.size() == 2) {
-            static char name[] = "gatescope";
-            char* argv[] = {name, nullptr};
-            int argc = 1;
-            return runViewer(argc, argv, ViewerOptions{m_traces[0], m_script, m_traces[1]});
-        }
-#endif
-        return openViewer(m_traces.empty() ? std::string() : m_traces[0], m_script);
-    }
+    int run() override { return openViewer(m_traces, m_script); }
 
 private:
     std::vector<std::string> m_traces;
@@ -42,18 +32,21 @@ private:
 
 }  // namespace
 
-int openViewer(const std::string& trace, const std::string& script) {
+int openViewer(const std::vector<std::string>& traces, const std::string& script) {
+    const std::string a = traces.empty() ? std::string() : traces[0];
+    const std::string b = traces.size() > 1 ? traces[1] : std::string();
 #ifdef GATESCOPE_WITH_GUI
     static char name[] = "gatescope";
     char* argv[] = {name, nullptr};
     int argc = 1;
-    return runViewer(argc, argv, ViewerOptions{trace, script});
+    return runViewer(argc, argv, ViewerOptions{a, script, b});
 #else
     (void)script;
+    (void)b;
     fmt::print(stderr,
                "gatescope: this build has no viewer (configured with GATESCOPE_GUI=OFF); use "
                "`gatescope info {}` to describe the trace\n",
-               trace.empty() ? "FILE" : trace);
+               a.empty() ? "FILE" : a);
     return kExitUsage;
 #endif
 }
