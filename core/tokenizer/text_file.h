@@ -1,4 +1,4 @@
-// Whole-file reads for tokenizer and input files (internal to core/tokenizer and core/input).
+// Whole-file reads for tokenizer, input, config and training files (internal to core/).
 #pragma once
 
 #include <filesystem>

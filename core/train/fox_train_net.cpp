@@ -42,17 +42,15 @@ public:
         for (int l = 0; l < m_c.layers; ++l) {
             const std::string p = fmt::format("model.layers.{}.", l);
             m_params.constant(p + "attn_norm.weight", {d}, 1.0);
-            m_params.constant(p + "mlp_norm.weight", {d}, 1.0);
             for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
                 m_params.normal(p + "attn." + proj + ".weight", {d, d}, kInitStd);
             if (forgetGate) {
                 m_params.normal(p + "attn.fgate_proj.weight", {h, d}, kInitStd);
                 m_params.add(p + "attn.fgate_proj.bias", spreadGateBias(h));
             }
-            addSwiGlu(m_params, p + "mlp.", d, m_c.intermediateSize, true);
+            addMlpSublayer(m_params, p, d, m_c.intermediateSize, true);
         }
-        m_params.constant("model.norm.weight", {d}, 1.0);
-        m_params.normal("lm_head.weight", {m_c.vocabSize, d}, kInitStd);
+        addOutputHead(m_params, d, m_c.vocabSize);
     }
 
     torch::Tensor logits(const torch::Tensor& ids) override {
@@ -83,11 +81,9 @@ public:
             auto o = denseCausalAttention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
                                           bias, 1.0 / std::sqrt(static_cast<double>(hd)));
             x = x + linear(o.transpose(1, 2).reshape({b, n, -1}), P, p + "attn.o_proj");
-            auto m = rmsNorm(x, P.get(p + "mlp_norm.weight"), m_c.normEps, torch::kFloat32);
-            x = x + swiGlu(m, P, p + "mlp.", true);
+            x = mlpSublayer(x, P, p, m_c.normEps, true);
         }
-        auto hidden = rmsNorm(x, P.get("model.norm.weight"), m_c.normEps, torch::kFloat32);
-        return linear(hidden, P, "lm_head");
+        return outputHead(x, P, m_c.normEps);
     }
 
 private:

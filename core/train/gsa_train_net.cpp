@@ -138,11 +138,9 @@ public:
             m_params.normal(p + "attn.f_proj.weight", {hkv * m_c.slots, d}, kInitStd);
             m_params.normal(p + "attn.o_proj.weight", {d, m_c.valueDim}, kInitStd);
             m_params.constant(p + "attn.g_norm.weight", {m_c.valueDim}, 1.0);
-            m_params.constant(p + "mlp_norm.weight", {d}, 1.0);
-            addSwiGlu(m_params, p + "mlp.", d, m_c.intermediateSize, false);
+            addMlpSublayer(m_params, p, d, m_c.intermediateSize, false);
         }
-        m_params.constant("model.norm.weight", {d}, 1.0);
-        m_params.normal("lm_head.weight", {m_c.vocabSize, d}, kInitStd);
+        addOutputHead(m_params, d, m_c.vocabSize);
     }
 
     torch::Tensor logits(const torch::Tensor& ids) override {
@@ -165,11 +163,9 @@ public:
             o = rmsNorm(torch::silu(o), P.get(p + "attn.g_norm.weight"), kOutputNormEps,
                         torch::kFloat32);
             x = x + linear(o, P, p + "attn.o_proj");
-            auto mm = rmsNorm(x, P.get(p + "mlp_norm.weight"), m_c.normEps, torch::kFloat32);
-            x = x + swiGlu(mm, P, p + "mlp.", false);
+            x = mlpSublayer(x, P, p, m_c.normEps, false);
         }
-        auto hidden = rmsNorm(x, P.get("model.norm.weight"), m_c.normEps, torch::kFloat32);
-        return linear(hidden, P, "lm_head");
+        return outputHead(x, P, m_c.normEps);
     }
 
 private:

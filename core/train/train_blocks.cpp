@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/nn/layers.h"
+
 namespace gatescope::core::train {
 
 torch::Tensor linear(const torch::Tensor& x, const ParamSet& params, const std::string& prefix) {
@@ -32,6 +34,28 @@ torch::Tensor swiGlu(const torch::Tensor& x, const ParamSet& params, const std::
         up = linear(x, params, prefix + "up_proj");
     }
     return linear(torch::silu(gate) * up, params, prefix + "down_proj");
+}
+
+void addMlpSublayer(ParamSet& params, const std::string& layerPrefix, int64_t d, int64_t inter,
+                    bool fused) {
+    params.constant(layerPrefix + "mlp_norm.weight", {d}, 1.0);
+    addSwiGlu(params, layerPrefix + "mlp.", d, inter, fused);
+}
+
+torch::Tensor mlpSublayer(const torch::Tensor& x, const ParamSet& params,
+                          const std::string& layerPrefix, double eps, bool fused) {
+    auto normed = rmsNorm(x, params.get(layerPrefix + "mlp_norm.weight"), eps, torch::kFloat32);
+    return x + swiGlu(normed, params, layerPrefix + "mlp.", fused);
+}
+
+void addOutputHead(ParamSet& params, int64_t d, int64_t vocab) {
+    params.constant("model.norm.weight", {d}, 1.0);
+    params.normal("lm_head.weight", {vocab, d}, kInitStd);
+}
+
+torch::Tensor outputHead(const torch::Tensor& x, const ParamSet& params, double eps) {
+    return linear(rmsNorm(x, params.get("model.norm.weight"), eps, torch::kFloat32), params,
+                  "lm_head");
 }
 
 torch::Tensor spreadGateBias(int64_t heads) {

@@ -22,6 +22,18 @@ void addSwiGlu(ParamSet& params, const std::string& prefix, int64_t d, int64_t i
 torch::Tensor swiGlu(const torch::Tensor& x, const ParamSet& params, const std::string& prefix,
                      bool fused);
 
+/// The MLP sublayer of the LLaMA-style decoders (FoX, fla): `layerPrefix` + "mlp_norm.weight"
+/// (ones) and a SwiGLU under `layerPrefix` + "mlp.".
+void addMlpSublayer(ParamSet& params, const std::string& layerPrefix, int64_t d, int64_t inter,
+                    bool fused);
+/// x + SwiGLU(RMSNorm(x)) with the weights addMlpSublayer made.
+torch::Tensor mlpSublayer(const torch::Tensor& x, const ParamSet& params,
+                          const std::string& layerPrefix, double eps, bool fused);
+/// "model.norm.weight" (ones) and "lm_head.weight" (untied) of those decoders.
+void addOutputHead(ParamSet& params, int64_t d, int64_t vocab);
+/// lm_head(RMSNorm(x)): the logits.
+torch::Tensor outputHead(const torch::Tensor& x, const ParamSet& params, double eps);
+
 /// Forget-gate biases spread over heads, logit(0.7) .. logit(0.998): heads start from local to
 /// long-range so that training can specialise them (the official code starts them all alike).
 torch::Tensor spreadGateBias(int64_t heads);

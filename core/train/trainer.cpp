@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +9,7 @@
 #include "core/model/model.h"
 #include "core/nn/model_error.h"
 #include "core/nn/tensor_convert.h"
+#include "core/tokenizer/text_file.h"
 #include "core/train/train_corpus.h"
 #include "core/train/train_log.h"
 #include "core/train/train_net.h"
@@ -21,14 +20,6 @@ namespace {
 
 constexpr int64_t kMaxSeqLen = 2048;
 constexpr int64_t kHeldOutWindows = 64;
-
-Result<std::string> readText(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{ErrorKind::Io, "cannot open", path.string(), {}};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 torch::Tensor toTensor(const std::vector<std::vector<int64_t>>& rows) {
     auto t = torch::empty({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size())},
@@ -128,7 +119,7 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
     auto corpus = orThrow(loadTrainCorpus(o.corpus, o.heldOut, o.maxCorpusBytes));
     std::string heldOutText;
     if (!o.heldOut.empty()) {
-        heldOutText = orThrow(readText(o.heldOut));
+        heldOutText = orThrow(readWholeFile(o.heldOut));
     } else {
         const std::size_t cut = corpus.bytes.size() * 95 / 100;
         heldOutText = corpus.bytes.substr(cut);
@@ -230,9 +221,7 @@ Result<std::vector<float>> trainingNetLogits(const std::filesystem::path& dir,
     const auto configFile = (dir / "config.json").string();
     return guarded<std::vector<float>>(
         [&] {
-            auto config = nlohmann::json::parse(orThrow(readText(configFile)), nullptr, false);
-            if (config.is_discarded())
-                throwModelError(ErrorKind::Format, "not valid JSON", configFile);
+            const auto config = orThrow(readJsonFile(configFile));
             if (!config.contains("gatescope_train"))
                 throwModelError(ErrorKind::Unsupported, "not a checkpoint gatescope trained",
                                 configFile, "gatescope_train");

@@ -93,11 +93,9 @@ public:
                     .reshape({-1});
             m_params.add(p + "attn.g_proj.bias", bias);
             m_params.normal(p + "attn.o_proj.weight", {d, h * hd}, kInitStd);
-            m_params.constant(p + "mlp_norm.weight", {d}, 1.0);
-            addSwiGlu(m_params, p + "mlp.", d, m_c.intermediateSize, false);
+            addMlpSublayer(m_params, p, d, m_c.intermediateSize, false);
         }
-        m_params.constant("model.norm.weight", {d}, 1.0);
-        m_params.normal("lm_head.weight", {m_c.vocabSize, d}, kInitStd);
+        addOutputHead(m_params, d, m_c.vocabSize);
     }
 
     torch::Tensor logits(const torch::Tensor& ids) override {
@@ -127,11 +125,9 @@ public:
             scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
             auto o = torch::matmul(torch::softmax(scores, -1), v.transpose(1, 2));
             x = x + linear(o.transpose(1, 2).reshape({b, n, h * hd}), P, p + "attn.o_proj");
-            auto m = rmsNorm(x, P.get(p + "mlp_norm.weight"), m_c.normEps, torch::kFloat32);
-            x = x + swiGlu(m, P, p + "mlp.", false);
+            x = mlpSublayer(x, P, p, m_c.normEps, false);
         }
-        auto hidden = rmsNorm(x, P.get("model.norm.weight"), m_c.normEps, torch::kFloat32);
-        return linear(hidden, P, "lm_head");
+        return outputHead(x, P, m_c.normEps);
     }
 
 private:

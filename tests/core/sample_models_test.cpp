@@ -10,6 +10,7 @@
 #include "core/model/model.h"
 #include "core/train/trainer.h"
 #include "tests/app/cli_runner.h"
+#include "tests/core/held_out_support.h"
 
 namespace gatescope {
 namespace {
@@ -32,25 +33,15 @@ TEST_P(SampleModel, LoadsAndReproducesItsRecordedHeldOutLoss) {
     auto model = core::loadModel(*checkpoint);
     ASSERT_TRUE(model) << model.error().describe();
     const auto text = test::readFile(kResources / "samples" / "held_out.py");
-    double sum = 0;
-    int64_t count = 0;
     const auto windows = core::train::heldOutWindows(text, record["seq_len"].get<int64_t>(),
                                                      record["held_out"]["windows"].get<int64_t>());
     ASSERT_EQ(static_cast<int64_t>(windows.size()), record["held_out"]["windows"].get<int64_t>());
-    for (const auto& window : windows) {
-        auto r = (*model)->forward(window, {}, core::RunOptions{}, nullptr);
-        ASSERT_TRUE(r) << r.error().describe();
-        for (float loss : r->loss) {
-            if (std::isnan(loss)) continue;
-            sum += loss;
-            ++count;
-        }
-    }
-    EXPECT_EQ(count, record["held_out"]["tokens"].get<int64_t>());
+    const auto loss = test::heldOutLoss(**model, windows);
+    EXPECT_EQ(loss.tokens, record["held_out"]["tokens"].get<int64_t>());
     const double recorded = record["held_out"]["loss"].get<double>();
     // Recorded on the GPU by the training net (cuBLAS, TF32 off), recomputed here on the CPU by
     // the inference model: the same function, summed in other orders.
-    EXPECT_NEAR(sum / count, recorded, 2e-4 * recorded);
+    EXPECT_NEAR(loss.mean, recorded, 2e-4 * recorded);
     // Trained: far below a uniform byte (log 256 = 5.55 nats).
     EXPECT_LT(recorded, 1.2);
 }

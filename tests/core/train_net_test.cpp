@@ -11,6 +11,7 @@
 #include "core/model/model.h"
 #include "core/train/trainer.h"
 #include "tests/app/cli_runner.h"
+#include "tests/core/held_out_support.h"
 
 namespace gatescope {
 namespace {
@@ -90,19 +91,10 @@ TEST_P(TrainedArch, InferenceModelComputesTheTrainedLogitsAndRecordedLoss) {
 
     // train.json's held-out loss, recomputed window by window by the inference model.
     const auto record = nlohmann::json::parse(test::readFile(t.options.out / "train.json"));
-    double sum = 0;
-    int64_t count = 0;
-    for (const auto& window : core::train::heldOutWindows(t.heldOut, t.options.seqLen, 64)) {
-        auto r = (*model)->forward(window, {}, core::RunOptions{}, nullptr);
-        ASSERT_TRUE(r) << r.error().describe();
-        for (float loss : r->loss) {
-            if (std::isnan(loss)) continue;
-            sum += loss;
-            ++count;
-        }
-    }
-    EXPECT_EQ(count, record["held_out"]["tokens"].get<int64_t>());
-    EXPECT_NEAR(sum / count, record["held_out"]["loss"].get<double>(), 1e-4);
+    const auto loss =
+        test::heldOutLoss(**model, core::train::heldOutWindows(t.heldOut, t.options.seqLen, 64));
+    EXPECT_EQ(loss.tokens, record["held_out"]["tokens"].get<int64_t>());
+    EXPECT_NEAR(loss.mean, record["held_out"]["loss"].get<double>(), 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllArchitectures, TrainedArch,
