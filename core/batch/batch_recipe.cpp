@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/batch/recipe_toml.h"
+
 namespace gatescope::core {
 
 namespace {
@@ -49,15 +51,21 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
 }  // namespace
 
 Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    if (!in) return Error{ErrorKind::Io, "cannot open the recipe", file.string(), {}};
     BatchRecipe recipe;
     recipe.file = std::filesystem::absolute(file);
     const Reader r{recipe.file};
-    try {
-        recipe.source = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        return r.error({}, std::string("not valid JSON: ") + e.what());
+    if (file.extension() == ".toml") {
+        auto toml = readTomlAsJson(recipe.file);
+        if (!toml) return toml.error();
+        recipe.source = std::move(*toml);
+    } else {
+        std::ifstream in(file);
+        if (!in) return Error{ErrorKind::Io, "cannot open the recipe", file.string(), {}};
+        try {
+            recipe.source = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            return r.error({}, std::string("not valid JSON: ") + e.what());
+        }
     }
     const auto& j = recipe.source;
     const auto base = recipe.file.parent_path();

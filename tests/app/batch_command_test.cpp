@@ -200,5 +200,37 @@ TEST(BatchCommand, BadRecipeIsAClearError) {
     EXPECT_NE(r.err.find("output"), std::string::npos) << r.err;
 }
 
+TEST(BatchCommand, TomlRecipeRunsLikeItsJsonTwin) {
+    test::TempDir tmp;
+    writeRecipe(tmp, 2, true);  // the models and documents; the recipe again, in TOML:
+    std::ofstream(tmp / "recipe.toml") << R"(# checkpoints x inputs, as in docs/batch.md
+output = "out"
+inputs = ["docs"]
+max_tokens = 512
+checkpoints = ["fox", { name = "transformer", path = "tfm" }, "no-such-model"]
+
+[trace]
+threads = 1
+pyramid_side = 256
+
+[analyses]
+attention = true
+bin_width = 64
+)";
+    auto r = runCli("batch " + quoted(tmp / "recipe.toml"), tmp);
+    if (r.err.find("JSON recipes only") != std::string::npos)
+        GTEST_SKIP() << "built without toml++";
+    EXPECT_EQ(r.exitCode, 1) << r.err;  // the missing checkpoint fails its runs only
+    const auto rows = summary(tmp);
+    EXPECT_EQ(count(rows, "done"), 8);
+    EXPECT_EQ(count(rows, "failed"), 2);
+
+    std::ofstream(tmp / "bad.toml") << "output = \"out\"\ncheckpoints = [\"fox\"\n";
+    r = runCli("batch " + quoted(tmp / "bad.toml"), tmp);
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_NE(r.err.find("bad.toml"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("line 2"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace gatescope
