@@ -1,5 +1,7 @@
 #include "app/cli/demo_figures.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #ifdef GATESCOPE_WITH_GUI
@@ -72,6 +74,11 @@ Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesyste
         options.head = head;
         if (job.kind == FigureKind::Map || job.kind == FigureKind::Compare)
             options.colormap = widgets::ColormapKind::Magma;
+        if (job.kind == FigureKind::Map) {
+            // The first 1024 tokens, cell by cell: across the samples' 512-byte training length,
+            // where the Transformer starts to differ; the compare panel shows the whole text.
+            options.end = std::min<int64_t>(1024, job.reader->summary().nTokens);
+        }
         auto figure = widgets::makeFigure(*job.reader, options,
                                           job.kind == FigureKind::Compare ? rb->get() : nullptr);
         if (!figure) {
