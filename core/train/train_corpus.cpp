@@ -1,13 +1,12 @@
 #include "core/train/train_corpus.h"
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/analysis/niah_prompt.h"
+#include "core/tokenizer/text_file.h"
 
 namespace gatescope::core::train {
 
@@ -54,11 +53,9 @@ Result<TrainCorpus> loadTrainCorpus(const std::vector<std::filesystem::path>& ro
         if (!exclude.empty() && (file.filename() == exclude.filename() ||
                                  std::filesystem::equivalent(file, exclude, ec)))
             continue;
-        std::ifstream in(file, std::ios::binary);
-        std::ostringstream text;
-        text << in.rdbuf();
-        if (!in.good() && !in.eof()) return Error{ErrorKind::Io, "cannot read", file.string(), {}};
-        corpus.bytes += text.str();
+        auto text = readWholeFile(file);
+        if (!text) return text.error();
+        corpus.bytes += *text;
         corpus.bytes += '\n';
         ++corpus.files;
     }

@@ -164,10 +164,10 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
         const bool stop = cancel && cancel->load();
         const bool outOfTime = o.maxSeconds > 0 && seconds >= o.maxSeconds;
         const bool last = p.step == o.steps || stop || outOfTime;
-        if (last || p.step % o.evalEvery == 0)
-            p.heldOutLoss = heldOutLoss(*net, windows, o.batch, device);
+        const bool checkpoint = last || p.step % o.evalEvery == 0;
+        if (checkpoint) p.heldOutLoss = heldOutLoss(*net, windows, o.batch, device);
         log.addStep(p, lr, seconds);
-        if (last || p.step % o.evalEvery == 0) {
+        if (checkpoint) {
             if (auto st =
                     net->params().save(o.out, config, {{"gatescope_step", std::to_string(p.step)}});
                 !st)
