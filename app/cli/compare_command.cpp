@@ -61,12 +61,10 @@ public:
     }
 
     int run() override {
-        auto layers = parseIndexList(m_layers, "--layers");
-        if (!layers) return reportError(layers.error());
-        auto heads = parseIndexList(m_heads, "--heads");
-        if (!heads) return reportError(heads.error());
-        m_options.layers = *layers;
-        m_options.heads = *heads;
+        auto lists = parseLayersAndHeads(m_layers, m_heads);
+        if (!lists) return reportError(lists.error());
+        m_options.layers = lists->layers;
+        m_options.heads = lists->heads;
         m_options.attention = !m_noAttention;
         m_options.cancel = &installInterruptFlag();
         auto a = data::TraceReader::open(m_a);

@@ -43,6 +43,14 @@ Result<std::vector<int>> parseIndexList(const std::string& text, const std::stri
     return out;
 }
 
+Result<LayerHeadLists> parseLayersAndHeads(const std::string& layers, const std::string& heads) {
+    auto l = parseIndexList(layers, "--layers");
+    if (!l) return l.error();
+    auto h = parseIndexList(heads, "--heads");
+    if (!h) return h.error();
+    return LayerHeadLists{std::move(*l), std::move(*h)};
+}
+
 Result<TokenRange> parseRange(const std::string& text, const std::string& option) {
     const auto colon = text.find(':');
     if (colon == std::string::npos) return usage(option, text, "a range like 100:2000");

@@ -13,6 +13,12 @@ namespace gatescope::app {
 /// "0,2,5-7" -> {0, 2, 5, 6, 7}. Empty string -> {}. Usage error on anything else.
 Result<std::vector<int>> parseIndexList(const std::string& text, const std::string& option);
 
+/// The --layers and --heads lists of trace, stats and compare (empty: all).
+struct LayerHeadLists {
+    std::vector<int> layers, heads;
+};
+Result<LayerHeadLists> parseLayersAndHeads(const std::string& layers, const std::string& heads);
+
 struct TokenRange {
     int64_t begin = 0;
     std::optional<int64_t> end;

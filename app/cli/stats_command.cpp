@@ -84,14 +84,12 @@ public:
     }
 
     int run() override {
-        auto layers = parseIndexList(m_layers, "--layers");
-        if (!layers) return reportError(layers.error());
-        auto heads = parseIndexList(m_heads, "--heads");
-        if (!heads) return reportError(heads.error());
-        m_options.layers = *layers;
+        auto lists = parseLayersAndHeads(m_layers, m_heads);
+        if (!lists) return reportError(lists.error());
+        m_options.layers = lists->layers;
         m_options.attention = m_attention;
         m_options.gates = !m_noGates;
-        m_options.attentionOptions.heads = *heads;
+        m_options.attentionOptions.heads = lists->heads;
         m_options.attentionOptions.cancel = &installInterruptFlag();
         std::vector<std::shared_ptr<const data::TraceReader>> traces;
         for (const auto& p : m_paths) {

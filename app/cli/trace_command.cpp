@@ -91,12 +91,10 @@ private:
             m_request.input.begin = range->begin;
             m_request.input.end = range->end;
         }
-        auto layers = parseIndexList(m_layers, "--layers");
-        if (!layers) return layers.error();
-        m_request.layers = *layers;
-        auto heads = parseIndexList(m_heads, "--heads");
-        if (!heads) return heads.error();
-        m_request.pyramidHeads = *heads;
+        auto lists = parseLayersAndHeads(m_layers, m_heads);
+        if (!lists) return lists.error();
+        m_request.layers = lists->layers;
+        m_request.pyramidHeads = lists->heads;
         m_request.dtype =
             m_dtype == "bfloat16" ? core::ComputeDType::BFloat16 : core::ComputeDType::Float32;
         m_request.storeFactors = !m_noFactors;
