@@ -1,0 +1,163 @@
+// Gated power attention forward on the GPU, the attention form (API and contract:
+// wall_power_cuda.h; CPU reference kernels/cpu/power_attention.cpp). One CTA per 64 query rows
+// of a head (row_block.cuh), key tiles from the diagonal backwards, logits
+// s = p log(|scale q.k| + eps) + G_i - G_j in fp32, online max and rescaled sum as the package
+// does in log space, l + kPowerRowSumEps at the end.
+#include <string>
+
+#include "kernels/cpu/power_attention.h"
+#include "kernels/cuda/row_block.cuh"
+#include "kernels/cuda/wall_power_cuda.h"
+
+namespace gatescope::kernels::cuda {
+namespace {
+
+using namespace detail;
+
+struct PowerParams {
+    RowBlockParams base;
+    const float* g;  // G of gate head 0, or nullptr
+    int64_t gHead;
+    float degree, eps;
+};
+
+/// Turns the dot products of one tile into power logits; masks j > i and rows past n when
+/// `diagonal`.
+__device__ __forceinline__ void powerLogits(const PowerParams& pp, const float* G, int64_t i0,
+                                            int64_t j0, bool diagonal, int ty, int tx,
+                                            float (&s)[4][4]) {
+    const RowBlockParams& p = pp.base;
+    float gi[4] = {0.f, 0.f, 0.f, 0.f}, gj[4] = {0.f, 0.f, 0.f, 0.f};
+    if (G) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const int64_t i = i0 + 4 * ty + r, j = j0 + 4 * tx + r;
+            gi[r] = i < p.n ? G[i] : 0.f;
+            gj[r] = j < p.n ? G[j] : 0.f;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const float x = pp.degree * logf(fabsf(p.scale * s[r][c]) + pp.eps) + (gi[r] - gj[c]);
+            const int64_t i = i0 + 4 * ty + r, j = j0 + 4 * tx + c;
+            s[r][c] = !diagonal || (j <= i && i < p.n) ? x : kRbNegInf;
+        }
+}
+
+template <class T, int VG>
+__global__ void __launch_bounds__(kRbThreads, VG <= 2 ? 2 : 1) powerForwardKernel(PowerParams pp) {
+    const RowBlockParams& p = pp.base;
+    extern __shared__ float4 smem4[];
+    float* smem = reinterpret_cast<float*>(smem4);
+    const int dk = p.dk;
+    const int kRegion = dk * kRbKeys > kRbRows * kRbPLd ? dk * kRbKeys : kRbRows * kRbPLd;
+    float* sQ = smem;               // [dk][64]
+    float* sK = sQ + dk * kRbRows;  // [dk][64]; the probability tile after the logits
+    float* sP = sK;
+    float* sV = sK + kRegion;  // [64][dvPad]
+
+    const int head = blockIdx.x;
+    const int64_t qb = int64_t(gridDim.y) - 1 - blockIdx.y;  // latest (costliest) blocks first
+    const int64_t i0 = qb * kRbRows, n = p.n;
+    const int kv = head / p.kvGroup;
+    const T* q = static_cast<const T*>(p.q) + head * p.qHead;
+    const T* k = static_cast<const T*>(p.k) + kv * p.kHead;
+    const T* v = static_cast<const T*>(p.v) + kv * p.vHead;
+    const float* G = pp.g ? pp.g + (head / p.gateGroup) * pp.gHead : nullptr;
+    const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
+
+    RowState<VG> st;
+    st.reset();
+    float s[4][4];
+    loadRowsTransposed(sQ, q, p.qRow, i0, n, dk);
+    for (int64_t jb = qb; jb >= 0; --jb) {
+        const int64_t j0 = jb * kRbKeys;
+        __syncthreads();  // the previous tile's P.V is done with sP (= sK) and sV
+        loadRowsTransposed(sK, k, p.kRow, j0, n, dk);
+        loadValues(sV, v, p.vRow, j0, n, p.dv, p.dvPad);
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                s[r][c] = 0.f;
+        dotTile(sQ, sK, 0, dk, ty, tx, s);
+        powerLogits(pp, G, i0, j0, jb == qb, ty, tx, s);
+        __syncthreads();  // everyone is done with sK before sP overwrites it
+        softmaxStep(s, st, p.roundBf16, true, sP, ty, tx);
+        __syncthreads();
+        accumulateValues(sP, sV, p.dvPad, st, ty, tx);
+    }
+    finishRows<T>(p, st, head, i0, static_cast<float>(kPowerRowSumEps), ty, tx);
+}
+
+template <class T, int VG>
+std::string launch(const PowerParams& pp, int heads, int64_t blocks, size_t smem,
+                   cudaStream_t stream) {
+    auto kernel = powerForwardKernel<T, VG>;
+    const cudaError_t error =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    if (error != cudaSuccess) return cudaMessage(error, "powerForward smem attribute");
+    const dim3 grid(static_cast<unsigned>(heads), static_cast<unsigned>(blocks));
+    kernel<<<grid, kRbThreads, smem, stream>>>(pp);
+    return lastLaunchError("powerForward launch");
+}
+
+}  // namespace
+
+std::string powerForward(const PowerBatch& b, const ForwardOutputs& o, void* stream,
+                         const GatedForwardOptions& options) {
+    if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1 || b.gateGroup < 1)
+        return "powerForward: bad sizes (heads, n >= 0; dk, dv, kvGroup, gateGroup >= 1)";
+    if (b.dk > kRbMaxDim || b.dv > kRbMaxDim)
+        return "powerForward: head dimensions above 256 are not supported";
+    if (b.degree <= 0 || b.degree % 2 != 0) return "powerForward: degree must be even and > 0";
+    if (b.heads == 0 || b.n == 0) return {};
+    if (!b.q || !b.k || !b.v || !o.out) return "powerForward: null q, k, v or out";
+    if (b.heads % b.kvGroup != 0 || b.heads % b.gateGroup != 0)
+        return "powerForward: heads not a multiple of kvGroup or gateGroup";
+    const int64_t blocks = (b.n + kRbRows - 1) / kRbRows;
+    if (blocks > kRbMaxBlocks) return "powerForward: n over 64 x 65535";
+
+    PowerParams pp{};
+    RowBlockParams& p = pp.base;
+    p.q = b.q;
+    p.k = b.k;
+    p.v = b.v;
+    p.out = o.out;
+    p.lse = o.lse;
+    p.n = b.n;
+    p.dk = b.dk;
+    p.dv = b.dv;
+    p.dvPad = (b.dv + 3) / 4 * 4;
+    p.kvGroup = b.kvGroup;
+    p.gateGroup = b.gateGroup;
+    p.qRow = rowStrideOr(b.qRowStride, b.dk);
+    p.kRow = rowStrideOr(b.kRowStride, b.dk);
+    p.vRow = rowStrideOr(b.vRowStride, b.dv);
+    p.oRow = rowStrideOr(o.outRowStride, b.dv);
+    p.qHead = rowStrideOr(b.qHeadStride, b.n * p.qRow);
+    p.kHead = rowStrideOr(b.kHeadStride, b.n * p.kRow);
+    p.vHead = rowStrideOr(b.vHeadStride, b.n * p.vRow);
+    p.oHead = rowStrideOr(o.outHeadStride, b.n * p.oRow);
+    p.lseHead = rowStrideOr(o.lseHeadStride, b.n);
+    p.scale = b.scale;
+    p.roundBf16 = options.roundProbsToBf16;
+    pp.g = b.logDecayCumsum;
+    pp.gHead = rowStrideOr(b.gHeadStride, b.n);
+    pp.degree = static_cast<float>(b.degree);
+    pp.eps = b.eps;
+
+    const size_t smem = sizeof(float) * rowBlockSmemFloats(b.dk, p.dvPad, 0, 0);
+    const cudaStream_t s = asStream(stream);
+    return withElementType(b.dtype, [&](auto tag) -> std::string {
+        using T = decltype(tag);
+        if (p.dvPad <= 64) return launch<T, 1>(pp, b.heads, blocks, smem, s);
+        if (p.dvPad <= 128) return launch<T, 2>(pp, b.heads, blocks, smem, s);
+        return launch<T, 4>(pp, b.heads, blocks, smem, s);
+    });
+}
+
+}  // namespace gatescope::kernels::cuda

@@ -1,0 +1,103 @@
+// CUDA forwards for Wall Attention (per-channel gates inside softmax attention) and gated power
+// attention (the attention form), with the same contracts as the CPU kernels:
+//   - Wall: kernels/cpu/wall_head.h, wall_forward.h (spec: wall-attention-and-kernels.md §1.3-1.4)
+//       s[i,j] = scale sum_n q[i,n] k[j,n] exp(P[i,n] - P[j,n])  (n < gatedChannels; P = 0 after)
+//       out = softmax(s) v per row, lse = natural-log row log-sum-exp.
+//   - Power: kernels/cpu/power_attention.h
+//       s[i,j] = p log(|scale q_i.k_j| + eps) + G_i - G_j, m_i = max_j s, l_i = sum_j exp(s - m_i)
+//       + kPowerRowSumEps, out_i = sum_j exp(s - m_i) v_j / l_i, logNormalizer_i = m_i + log l_i.
+// Both are causal (j <= i) and tiled: a CTA owns 64 query rows, visits 64-key tiles staged in
+// shared memory with an online softmax, fp32 arithmetic throughout (CUDA cores, no tensor cores).
+// Wall never overflows at any length: the diagonal tile takes exp(P_i - P_j) <= 1 pair by pair,
+// and every tile strictly before the query block is a plain dot product of q~ = q exp(P_i - R)
+// and k~ = k exp(R - P_j) with the anchor R = P of the block's first query row (the official
+// kernel's per-tile anchor, §1.4), both exponents <= 0. The CPU kernel anchors on the key tile's
+// last key instead; the two agree to fp32 rounding.
+//
+// Same conventions as attention_cuda.h: raw device pointers, an opaque stream (a cudaStream_t as
+// void*; nullptr is the legacy default stream), errors returned as a string (empty on success).
+// The caller owns every buffer; the calls keep no pointer after they return, allocate nothing,
+// and only enqueue work on `stream` (asynchronous; synchronize before reading the outputs).
+// Thread-safe: calls from several host threads on different outputs do not interfere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/cuda/attention_cuda.h"
+
+namespace gatescope::kernels::cuda {
+
+/// Options shared by the Wall and power forwards.
+struct GatedForwardOptions {
+    /// Round the probabilities to bfloat16 before P.V, as bf16 kernels do (the CPU kernels'
+    /// roundProbsToBf16). Wall sums the unrounded weights (like ForwardOptions on the CPU); power
+    /// sums the rounded ones (like PowerForwardOptions).
+    bool roundProbsToBf16 = false;
+};
+
+/// A batch of Wall heads. Head h of q starts at q + h * qHeadStride and its row r at
+/// + r * qRowStride (elements of `dtype`; likewise k, v for the k/v head h / kvGroup). Zero
+/// strides mean contiguous [heads][n][d]. Constraints: 1 <= dk, dv <= 256, 0 <= gatedChannels
+/// <= dk, heads divisible by kvGroup and gateGroup, n <= 64 x 65535.
+struct WallBatch {
+    int heads = 0;          ///< query heads (batch x heads flattened)
+    int64_t n = 0;          ///< sequence length
+    int dk = 0;             ///< query/key dimension
+    int dv = 0;             ///< value dimension
+    int gatedChannels = 0;  ///< leading channels of q/k carrying a gate (subdim gating)
+    int kvGroup = 1;        ///< query heads per k/v head (GQA)
+    /// Query heads per gate head: 1 for per-query-head gates, kvGroup for gates tied to k/v heads.
+    int gateGroup = 1;
+    DType dtype = DType::F32;  ///< of q, k, v and out
+    const void* q = nullptr;
+    const void* k = nullptr;
+    const void* v = nullptr;
+    int64_t qHeadStride = 0, qRowStride = 0;
+    int64_t kHeadStride = 0, kRowStride = 0;
+    int64_t vHeadStride = 0, vRowStride = 0;
+    /// P, the natural-log cumulative gates (fp32, non-increasing in t): gate head g's row t at
+    /// logDecayCumsum + g * pHeadStride + t * pRowStride, gatedChannels values. Zero strides mean
+    /// [gate heads][n][gatedChannels]. May be nullptr only when gatedChannels is 0.
+    const float* logDecayCumsum = nullptr;
+    int64_t pHeadStride = 0, pRowStride = 0;
+    float scale = 1.0f;  ///< multiplies the gated dot product (1/sqrt(dk) in the models)
+};
+
+/// Wall forward: outputs.out ([heads][n][dv] in `dtype`, strides as in ForwardOutputs) and
+/// outputs.lse (natural log; may be nullptr). Asynchronous on `stream`. Returns "" on success,
+/// else what is wrong with the batch or the CUDA error of the launch.
+std::string wallForward(const WallBatch& batch, const ForwardOutputs& outputs, void* stream,
+                        const GatedForwardOptions& options = {});
+
+/// A batch of gated power-attention heads: layout as WallBatch. G (cumulative natural-log
+/// scalar gate, fp32) of head h is logDecayCumsum + (h / gateGroup) * gHeadStride + t; nullptr
+/// means ungated. Constraints: 1 <= dk, dv <= 256, degree even and > 0, heads divisible by
+/// kvGroup and gateGroup, n <= 64 x 65535.
+struct PowerBatch {
+    int heads = 0;
+    int64_t n = 0;
+    int dk = 0;
+    int dv = 0;
+    int kvGroup = 1;
+    int gateGroup = 1;  ///< query heads per G head (the models here keep G per k/v head)
+    DType dtype = DType::F32;
+    const void* q = nullptr;
+    const void* k = nullptr;
+    const void* v = nullptr;
+    int64_t qHeadStride = 0, qRowStride = 0;
+    int64_t kHeadStride = 0, kRowStride = 0;
+    int64_t vHeadStride = 0, vRowStride = 0;
+    const float* logDecayCumsum = nullptr;
+    int64_t gHeadStride = 0;  ///< 0: n
+    float scale = 1.0f;       ///< multiplies q.k before the power (1/sqrt(dk) in the package)
+    int degree = 2;           ///< p
+    float eps = 1e-7f;        ///< inside the log; kernels::kPowerLogEps
+};
+
+/// Power forward: outputs.out and outputs.lse, which receives the row's logNormalizer
+/// m + log(l) (natural log; may be nullptr). Asynchronous on `stream`; errors as wallForward.
+std::string powerForward(const PowerBatch& batch, const ForwardOutputs& outputs, void* stream,
+                         const GatedForwardOptions& options = {});
+
+}  // namespace gatescope::kernels::cuda

@@ -1,0 +1,600 @@
+// The Wall and power CUDA forwards (kernels/cuda/wall_power_cuda.h) against the CPU kernels
+// (kernels/cpu/wall_forward.h, power_attention.h) on fresh random inputs: sizes that are no
+// multiple of the 64-row tiles, head dims 64, 128 and odd ones, GQA, subdim and tied gates, fp32
+// and 16-bit inputs, outputs poisoned (NaN) before each run, and one 70000-token head whose
+// cumulative gates reach far past exp's range to show that nothing overflows. Skipped when no
+// CUDA device is present. GATESCOPE_CUDA_TIMING=1 also times both kernels at 16 heads, d = 128.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/power_attention.h"
+#include "kernels/cpu/wall_forward.h"
+#include "kernels/cuda/wall_power_cuda.h"
+
+namespace gk = gatescope::kernels;
+namespace gc = gatescope::kernels::cuda;
+
+namespace {
+
+#define CUDA_OK(expr)                                                          \
+    do {                                                                       \
+        const cudaError_t _e = (expr);                                         \
+        ASSERT_EQ(_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(_e); \
+    } while (0)
+
+/// Owning device buffer.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    explicit DeviceBuffer(size_t size) : bytes(size) {
+        if (cudaMalloc(&ptr, std::max<size_t>(size, 1)) != cudaSuccess) ptr = nullptr;
+    }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr);
+    }
+    void poison() const { cudaMemset(ptr, 0xFF, bytes); }  // NaN in f32, f16 and bf16
+    bool upload(const void* src) const {
+        return cudaMemcpy(ptr, src, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+    }
+};
+
+size_t elementSize(gc::DType t) {
+    return t == gc::DType::F32 ? 4 : 2;
+}
+
+/// Rounds x to dtype: returns the rounded values as float (what the GPU reads) and the encoded
+/// bits in `raw`.
+std::vector<float> roundTo(gc::DType t, const std::vector<float>& x, std::vector<uint8_t>& raw) {
+    std::vector<float> rounded(x.size());
+    raw.resize(x.size() * elementSize(t));
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (t == gc::DType::F32) {
+            rounded[i] = x[i];
+            std::memcpy(raw.data() + 4 * i, &x[i], 4);
+        } else if (t == gc::DType::F16) {
+            const __half h = __float2half_rn(x[i]);
+            rounded[i] = __half2float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        } else {
+            const __nv_bfloat16 h = __float2bfloat16_rn(x[i]);
+            rounded[i] = __bfloat162float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        }
+    }
+    return rounded;
+}
+
+std::vector<float> toFloats(gc::DType t, const std::vector<uint8_t>& raw) {
+    const size_t count = raw.size() / elementSize(t);
+    std::vector<float> out(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (t == gc::DType::F32) {
+            std::memcpy(&out[i], raw.data() + 4 * i, 4);
+        } else if (t == gc::DType::F16) {
+            __half h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __half2float(h);
+        } else {
+            __nv_bfloat16 h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __bfloat162float(h);
+        }
+    }
+    return out;
+}
+
+std::vector<float> randomNormal(size_t count, float sigma, std::mt19937& rng) {
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> x(count);
+    for (float& v : x)
+        v = dist(rng);
+    return x;
+}
+
+/// Wall's P [heads][n][channels]: cumulative log-sigmoid gates accumulated in double (as the
+/// model does) and rounded once. Channel c has its own retention: z ~ N(mu_c, 1) with mu_c from
+/// 6 (retention ~0.998: P drifts slowly but far at long N) down to -1 (fast decay), so P spans
+/// small to very large magnitudes within a head.
+std::vector<float> randomWallCumsum(int heads, int64_t n, int channels, std::mt19937& rng) {
+    std::vector<float> p(size_t(heads) * n * channels);
+    std::normal_distribution<double> unit(0.0, 1.0);
+    for (int h = 0; h < heads; ++h)
+        for (int c = 0; c < channels; ++c) {
+            const double mu = channels > 1 ? 6.0 - 7.0 * c / (channels - 1) : 3.0;
+            double acc = 0.0;
+            for (int64_t t = 0; t < n; ++t) {
+                const double z = mu + unit(rng);
+                acc += -std::log1p(std::exp(-z));
+                p[(size_t(h) * n + t) * channels + c] = static_cast<float>(acc);
+            }
+        }
+    return p;
+}
+
+/// Power's G [heads][n]: cumulative log-sigmoid gates, z ~ N(3, 1.5).
+std::vector<float> randomPowerCumsum(int heads, int64_t n, std::mt19937& rng) {
+    std::vector<float> g(size_t(heads) * n);
+    std::normal_distribution<double> dist(3.0, 1.5);
+    for (int h = 0; h < heads; ++h) {
+        double acc = 0.0;
+        for (int64_t t = 0; t < n; ++t) {
+            acc += -std::log1p(std::exp(-dist(rng)));
+            g[size_t(h) * n + t] = static_cast<float>(acc);
+        }
+    }
+    return g;
+}
+
+struct Errors {
+    double rel = 0.0, maxAbs = 0.0, maxRef = 0.0, lseMax = 0.0;
+    int64_t nans = 0, lseNans = 0;
+};
+
+Errors compare(const std::vector<float>& out, const std::vector<float>& refOut,
+               const std::vector<float>& lse, const std::vector<float>& refLse) {
+    Errors e;
+    double errSq = 0.0, refSq = 0.0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!std::isfinite(out[i])) {
+            ++e.nans;
+            continue;
+        }
+        const double d = double(out[i]) - refOut[i];
+        errSq += d * d;
+        refSq += double(refOut[i]) * refOut[i];
+        e.maxAbs = std::max(e.maxAbs, std::abs(d));
+        e.maxRef = std::max(e.maxRef, std::abs(double(refOut[i])));
+    }
+    for (size_t i = 0; i < lse.size(); ++i) {
+        if (!std::isfinite(lse[i])) {
+            ++e.lseNans;
+            continue;
+        }
+        e.lseMax = std::max(
+            e.lseMax, std::abs(double(lse[i]) - refLse[i]) / (1.0 + std::abs(double(refLse[i]))));
+    }
+    e.rel = std::sqrt(errSq / std::max(refSq, 1e-30));
+    return e;
+}
+
+class WallPowerCudaTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (gc::deviceCount() == 0) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+struct GatedCase {
+    const char* name;
+    int heads;
+    int64_t n;
+    int dk, dv;
+    gc::DType dtype;
+    bool roundProbs;  ///< bf16 probabilities (the models' bf16 path)
+    int kvGroup;
+    int gated;       ///< Wall: gated channels (-1: all); power: 1 gated, 0 ungated
+    bool tied;       ///< gates per k/v head (Wall's tie_gates; power's G is always per k/v head)
+    int degree = 2;  ///< power only
+};
+
+std::ostream& operator<<(std::ostream& os, const GatedCase& c) {
+    return os << c.name;
+}
+
+/// Device copies of q, k, v (in the case's dtype), with the rounded host values.
+struct Operands {
+    std::vector<float> q, k, v;
+    std::vector<uint8_t> qRaw, kRaw, vRaw;
+};
+
+Operands makeOperands(const GatedCase& tc, std::mt19937& rng) {
+    const int kvHeads = tc.heads / tc.kvGroup;
+    Operands o;
+    o.q = roundTo(tc.dtype, randomNormal(size_t(tc.heads) * tc.n * tc.dk, 1.5f, rng), o.qRaw);
+    o.k = roundTo(tc.dtype, randomNormal(size_t(kvHeads) * tc.n * tc.dk, 1.5f, rng), o.kRaw);
+    o.v = roundTo(tc.dtype, randomNormal(size_t(kvHeads) * tc.n * tc.dv, 1.0f, rng), o.vRaw);
+    return o;
+}
+
+double outTolerance(const GatedCase& tc) {
+    return tc.dtype == gc::DType::BF16 || tc.roundProbs ? 1e-2
+           : tc.dtype == gc::DType::F16                 ? 3e-3
+                                                        : 1e-4;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wall
+// ---------------------------------------------------------------------------------------------
+
+class WallForwardTest : public WallPowerCudaTest,
+                        public ::testing::WithParamInterface<GatedCase> {};
+
+TEST_P(WallForwardTest, MatchesCpuForward) {
+    const GatedCase& tc = GetParam();
+    std::mt19937 rng(0xa11 + static_cast<unsigned>(tc.n * 31 + tc.dk * 7 + tc.heads));
+    const int64_t n = tc.n;
+    const int dg = tc.gated < 0 ? tc.dk : tc.gated;
+    const int gateGroup = tc.tied ? tc.kvGroup : 1;
+    const int gateHeads = tc.heads / gateGroup;
+    const Operands ops = makeOperands(tc, rng);
+    const std::vector<float> P = randomWallCumsum(gateHeads, n, dg, rng);
+
+    DeviceBuffer dq(ops.qRaw.size()), dk(ops.kRaw.size()), dv(ops.vRaw.size()),
+        dp(std::max<size_t>(P.size(), 1) * 4);
+    DeviceBuffer dout(size_t(tc.heads) * n * tc.dv * elementSize(tc.dtype)),
+        dlse(size_t(tc.heads) * n * 4);
+    ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dp.ptr && dout.ptr && dlse.ptr);
+    ASSERT_TRUE(dq.upload(ops.qRaw.data()) && dk.upload(ops.kRaw.data()) &&
+                dv.upload(ops.vRaw.data()));
+    if (!P.empty()) CUDA_OK(cudaMemcpy(dp.ptr, P.data(), P.size() * 4, cudaMemcpyHostToDevice));
+    dout.poison();
+    dlse.poison();
+
+    gc::WallBatch batch;
+    batch.heads = tc.heads;
+    batch.n = n;
+    batch.dk = tc.dk;
+    batch.dv = tc.dv;
+    batch.gatedChannels = dg;
+    batch.kvGroup = tc.kvGroup;
+    batch.gateGroup = gateGroup;
+    batch.dtype = tc.dtype;
+    batch.q = dq.ptr;
+    batch.k = dk.ptr;
+    batch.v = dv.ptr;
+    batch.logDecayCumsum = dg ? dp.as<float>() : nullptr;
+    batch.scale = 1.0f / std::sqrt(float(tc.dk));
+    gc::ForwardOutputs outputs;
+    outputs.out = dout.ptr;
+    outputs.lse = dlse.as<float>();
+    gc::GatedForwardOptions options;
+    options.roundProbsToBf16 = tc.roundProbs;
+    ASSERT_EQ(gc::wallForward(batch, outputs, nullptr, options), "");
+    CUDA_OK(cudaDeviceSynchronize());
+
+    std::vector<uint8_t> outRaw(dout.bytes);
+    std::vector<float> lse(size_t(tc.heads) * n);
+    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
+    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+
+    std::vector<float> refOut(out.size()), refLse(lse.size());
+    std::vector<gk::WallHead> heads(tc.heads);
+    std::vector<float*> outs(tc.heads), lses(tc.heads);
+    for (int h = 0; h < tc.heads; ++h) {
+        gk::WallHead& head = heads[h];
+        const int kv = h / tc.kvGroup, gate = h / gateGroup;
+        head.n = n;
+        head.dk = tc.dk;
+        head.dv = tc.dv;
+        head.gatedChannels = dg;
+        head.q = ops.q.data() + size_t(h) * n * tc.dk;
+        head.k = ops.k.data() + size_t(kv) * n * tc.dk;
+        head.v = ops.v.data() + size_t(kv) * n * tc.dv;
+        head.logDecayCumsum = dg ? P.data() + size_t(gate) * n * dg : nullptr;
+        head.scale = batch.scale;
+        outs[h] = refOut.data() + size_t(h) * n * tc.dv;
+        lses[h] = refLse.data() + size_t(h) * n;
+    }
+    gk::ForwardOptions cpuOptions;
+    cpuOptions.roundProbsToBf16 = tc.roundProbs;
+    gk::wallForwardHeads(heads.data(), tc.heads, outs.data(), lses.data(), cpuOptions);
+
+    const Errors e = compare(out, refOut, lse, refLse);
+    const double tol = outTolerance(tc);
+    std::printf("[wall %s] rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lse_max_rel=%.3e\n", tc.name,
+                e.rel, e.maxAbs, e.maxRef, e.lseMax);
+    EXPECT_EQ(e.nans, 0) << "unwritten or non-finite output elements";
+    EXPECT_EQ(e.lseNans, 0) << "unwritten or non-finite lse";
+    EXPECT_LT(e.rel, tol);
+    EXPECT_LT(e.maxAbs, 8 * tol * std::max(e.maxRef, 1.0));
+    EXPECT_LT(e.lseMax, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Wall, WallForwardTest,
+    ::testing::Values(
+        GatedCase{"f32_d64_N17", 2, 17, 64, 64, gc::DType::F32, false, 1, -1, false},
+        GatedCase{"f32_d64_N1000", 3, 1000, 64, 64, gc::DType::F32, false, 1, -1, false},
+        GatedCase{"f32_d128_N1337_dg32", 2, 1337, 128, 128, gc::DType::F32, false, 1, 32, false},
+        GatedCase{"f32_d128_N3001_gqa_tied_dg64", 4, 3001, 128, 128, gc::DType::F32, false, 2, 64,
+                  true},
+        GatedCase{"f32_d96_N1337_gqa_untied", 4, 1337, 96, 96, gc::DType::F32, false, 2, 48, false},
+        GatedCase{"f32_d37_dv45_N1000", 2, 1000, 37, 45, gc::DType::F32, false, 1, 19, false},
+        GatedCase{"f32_d200_N1000", 1, 1000, 200, 200, gc::DType::F32, false, 1, 100, false},
+        GatedCase{"f32_d64_N1000_ungated", 2, 1000, 64, 64, gc::DType::F32, false, 1, 0, false},
+        GatedCase{"f32_bf16probs_d64_N1337", 2, 1337, 64, 64, gc::DType::F32, true, 1, -1, false},
+        GatedCase{"bf16_d128_N1337_dg64", 2, 1337, 128, 128, gc::DType::BF16, true, 1, 64, false},
+        GatedCase{"bf16_d64_N3001_gqa_tied", 4, 3001, 64, 64, gc::DType::BF16, true, 4, -1, true},
+        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, -1, false}),
+    [](const ::testing::TestParamInfo<GatedCase>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------
+// Power
+// ---------------------------------------------------------------------------------------------
+
+class PowerForwardTest : public WallPowerCudaTest,
+                         public ::testing::WithParamInterface<GatedCase> {};
+
+TEST_P(PowerForwardTest, MatchesCpuForward) {
+    const GatedCase& tc = GetParam();
+    std::mt19937 rng(0x90e + static_cast<unsigned>(tc.n * 31 + tc.dk * 7 + tc.heads));
+    const int64_t n = tc.n;
+    const int kvHeads = tc.heads / tc.kvGroup;
+    const Operands ops = makeOperands(tc, rng);
+    const std::vector<float> G =
+        tc.gated ? randomPowerCumsum(kvHeads, n, rng) : std::vector<float>{};
+
+    DeviceBuffer dq(ops.qRaw.size()), dk(ops.kRaw.size()), dv(ops.vRaw.size()),
+        dg(std::max<size_t>(G.size(), 1) * 4);
+    DeviceBuffer dout(size_t(tc.heads) * n * tc.dv * elementSize(tc.dtype)),
+        dlse(size_t(tc.heads) * n * 4);
+    ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dg.ptr && dout.ptr && dlse.ptr);
+    ASSERT_TRUE(dq.upload(ops.qRaw.data()) && dk.upload(ops.kRaw.data()) &&
+                dv.upload(ops.vRaw.data()));
+    if (!G.empty()) CUDA_OK(cudaMemcpy(dg.ptr, G.data(), G.size() * 4, cudaMemcpyHostToDevice));
+    dout.poison();
+    dlse.poison();
+
+    gc::PowerBatch batch;
+    batch.heads = tc.heads;
+    batch.n = n;
+    batch.dk = tc.dk;
+    batch.dv = tc.dv;
+    batch.kvGroup = tc.kvGroup;
+    batch.gateGroup = tc.kvGroup;
+    batch.dtype = tc.dtype;
+    batch.q = dq.ptr;
+    batch.k = dk.ptr;
+    batch.v = dv.ptr;
+    batch.logDecayCumsum = tc.gated ? dg.as<float>() : nullptr;
+    batch.scale = 1.0f / std::sqrt(float(tc.dk));
+    batch.degree = tc.degree;
+    batch.eps = gk::kPowerLogEps;
+    gc::ForwardOutputs outputs;
+    outputs.out = dout.ptr;
+    outputs.lse = dlse.as<float>();
+    gc::GatedForwardOptions options;
+    options.roundProbsToBf16 = tc.roundProbs;
+    ASSERT_EQ(gc::powerForward(batch, outputs, nullptr, options), "");
+    CUDA_OK(cudaDeviceSynchronize());
+
+    std::vector<uint8_t> outRaw(dout.bytes);
+    std::vector<float> lse(size_t(tc.heads) * n);
+    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
+    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+
+    std::vector<float> refOut(out.size()), refLse(lse.size());
+    std::vector<gk::PowerHead> heads(tc.heads);
+    std::vector<float*> outs(tc.heads), lses(tc.heads);
+    for (int h = 0; h < tc.heads; ++h) {
+        gk::PowerHead& head = heads[h];
+        const int kv = h / tc.kvGroup;
+        head.n = n;
+        head.dk = tc.dk;
+        head.dv = tc.dv;
+        head.q = ops.q.data() + size_t(h) * n * tc.dk;
+        head.k = ops.k.data() + size_t(kv) * n * tc.dk;
+        head.v = ops.v.data() + size_t(kv) * n * tc.dv;
+        head.logDecayCumsum = tc.gated ? G.data() + size_t(kv) * n : nullptr;
+        head.scale = batch.scale;
+        head.degree = tc.degree;
+        outs[h] = refOut.data() + size_t(h) * n * tc.dv;
+        lses[h] = refLse.data() + size_t(h) * n;
+    }
+    gk::PowerForwardOptions cpuOptions;
+    cpuOptions.roundProbsToBf16 = tc.roundProbs;
+    gk::powerAttentionForwardHeads(heads.data(), tc.heads, outs.data(), lses.data(), cpuOptions);
+
+    const Errors e = compare(out, refOut, lse, refLse);
+    const double tol = outTolerance(tc);
+    // With bf16 weights the row sum adds rounded terms, so a term that rounds the other way on
+    // one side moves log l by up to 2^-9 of its weight.
+    const double lseTol = tc.roundProbs ? 1e-3 : 1e-4;
+    std::printf("[power %s] rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lognorm_max_rel=%.3e\n",
+                tc.name, e.rel, e.maxAbs, e.maxRef, e.lseMax);
+    EXPECT_EQ(e.nans, 0) << "unwritten or non-finite output elements";
+    EXPECT_EQ(e.lseNans, 0) << "unwritten or non-finite logNormalizer";
+    EXPECT_LT(e.rel, tol);
+    EXPECT_LT(e.maxAbs, 8 * tol * std::max(e.maxRef, 1.0));
+    EXPECT_LT(e.lseMax, lseTol);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Power, PowerForwardTest,
+    ::testing::Values(
+        GatedCase{"f32_d64_N17", 2, 17, 64, 64, gc::DType::F32, false, 1, 1, false},
+        GatedCase{"f32_d64_N1000", 3, 1000, 64, 64, gc::DType::F32, false, 1, 1, false},
+        GatedCase{"f32_d128_N1337", 2, 1337, 128, 128, gc::DType::F32, false, 1, 1, false},
+        GatedCase{"f32_d128_N3001_gqa", 4, 3001, 128, 128, gc::DType::F32, false, 2, 1, false},
+        GatedCase{"f32_d37_dv45_N1000", 2, 1000, 37, 45, gc::DType::F32, false, 1, 1, false},
+        GatedCase{"f32_d96_N1337_ungated", 2, 1337, 96, 96, gc::DType::F32, false, 1, 0, false},
+        GatedCase{"f32_d64_N1000_degree4", 2, 1000, 64, 64, gc::DType::F32, false, 1, 1, false, 4},
+        GatedCase{"f32_bf16probs_d64_N1337", 2, 1337, 64, 64, gc::DType::F32, true, 1, 1, false},
+        GatedCase{"bf16_d128_N1337", 2, 1337, 128, 128, gc::DType::BF16, true, 1, 1, false},
+        GatedCase{"bf16_d64_N3001_gqa", 4, 3001, 64, 64, gc::DType::BF16, true, 4, 1, false},
+        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, 1, false}),
+    [](const ::testing::TestParamInfo<GatedCase>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------
+// Long sequence: P far beyond exp's range
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
+    const int64_t n = 70000;
+    const int d = 32, dg = 24;
+    std::mt19937 rng(70000);
+    GatedCase tc{"long", 1, n, d, d, gc::DType::F32, false, 1, dg, false};
+    const Operands ops = makeOperands(tc, rng);
+    const std::vector<float> P = randomWallCumsum(1, n, dg, rng);
+    float pMin = 0.0f;
+    for (float x : P)
+        pMin = std::min(pMin, x);
+    // exp(-P) of a naive q exp(P), k exp(-P) rescale overflows float past P = -88.
+    ASSERT_LT(pMin, -1000.0f);
+
+    DeviceBuffer dq(ops.qRaw.size()), dk(ops.kRaw.size()), dv(ops.vRaw.size()), dp(P.size() * 4);
+    DeviceBuffer dout(size_t(n) * d * 4), dlse(size_t(n) * 4);
+    ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dp.ptr && dout.ptr && dlse.ptr);
+    ASSERT_TRUE(dq.upload(ops.qRaw.data()) && dk.upload(ops.kRaw.data()) &&
+                dv.upload(ops.vRaw.data()) && dp.upload(P.data()));
+    dout.poison();
+    dlse.poison();
+    gc::WallBatch batch;
+    batch.heads = 1;
+    batch.n = n;
+    batch.dk = batch.dv = d;
+    batch.gatedChannels = dg;
+    batch.q = dq.ptr;
+    batch.k = dk.ptr;
+    batch.v = dv.ptr;
+    batch.logDecayCumsum = dp.as<float>();
+    batch.scale = 1.0f / std::sqrt(float(d));
+    gc::ForwardOutputs outputs;
+    outputs.out = dout.ptr;
+    outputs.lse = dlse.as<float>();
+    ASSERT_EQ(gc::wallForward(batch, outputs, nullptr), "");
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<float> out(size_t(n) * d), lse(n);
+    CUDA_OK(cudaMemcpy(out.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, dlse.bytes, cudaMemcpyDeviceToHost));
+
+    gk::WallHead head;
+    head.n = n;
+    head.dk = head.dv = d;
+    head.gatedChannels = dg;
+    head.q = ops.q.data();
+    head.k = ops.k.data();
+    head.v = ops.v.data();
+    head.logDecayCumsum = P.data();
+    head.scale = batch.scale;
+    std::vector<float> refOut(out.size()), refLse(n);
+    float* outPtr = refOut.data();
+    float* lsePtr = refLse.data();
+    gk::wallForwardHeads(&head, 1, &outPtr, &lsePtr);
+    const Errors e = compare(out, refOut, lse, refLse);
+    std::printf(
+        "[wall long N=%lld d=%d dg=%d min P %.0f] rel_l2=%.3e max_abs=%.3e lse_max_rel=%.3e\n",
+        (long long)n, d, dg, pMin, e.rel, e.maxAbs, e.lseMax);
+    EXPECT_EQ(e.nans, 0);
+    EXPECT_EQ(e.lseNans, 0);
+    EXPECT_LT(e.rel, 1e-4);
+    EXPECT_LT(e.lseMax, 1e-4);
+}
+
+TEST_F(WallPowerCudaTest, RejectsBadBatches) {
+    gc::WallBatch wall;
+    wall.heads = 2;
+    wall.n = 10;
+    wall.dk = 300;
+    wall.dv = 64;
+    gc::ForwardOutputs outputs;
+    EXPECT_NE(gc::wallForward(wall, outputs, nullptr), "");
+    wall.dk = 64;
+    wall.gatedChannels = 65;
+    EXPECT_NE(gc::wallForward(wall, outputs, nullptr), "");
+    wall.gatedChannels = 0;
+    EXPECT_NE(gc::wallForward(wall, outputs, nullptr), "");  // null pointers
+    gc::PowerBatch power;
+    power.heads = 2;
+    power.n = 10;
+    power.dk = power.dv = 64;
+    power.degree = 3;
+    EXPECT_NE(gc::powerForward(power, outputs, nullptr), "");
+    power.n = 0;
+    power.degree = 2;
+    EXPECT_EQ(gc::powerForward(power, outputs, nullptr), "");  // nothing to do
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing (GATESCOPE_CUDA_TIMING=1): 16 heads, d = 128, bf16 inputs, fp32 arithmetic
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(WallPowerCudaTest, WallPowerTiming) {
+    const char* env = std::getenv("GATESCOPE_CUDA_TIMING");
+    if (!env || std::string(env) != "1") GTEST_SKIP() << "set GATESCOPE_CUDA_TIMING=1";
+    const int heads = 16, d = 128;
+    for (int64_t n : {int64_t{16384}, int64_t{65536}}) {
+        const size_t elems = size_t(heads) * n * d;
+        DeviceBuffer q(elems * 2), k(elems * 2), v(elems * 2), out(elems * 2),
+            lse(size_t(heads) * n * 4), p(elems * 4), g(size_t(heads) * n * 4);
+        ASSERT_TRUE(q.ptr && k.ptr && v.ptr && out.ptr && lse.ptr && p.ptr && g.ptr);
+        // Small finite values (bf16 0x3C00 = 0.0078) and zero gates: timing only.
+        CUDA_OK(cudaMemset(q.ptr, 0x3C, elems * 2));
+        CUDA_OK(cudaMemset(k.ptr, 0x3C, elems * 2));
+        CUDA_OK(cudaMemset(v.ptr, 0x3C, elems * 2));
+        CUDA_OK(cudaMemset(p.ptr, 0, elems * 4));
+        CUDA_OK(cudaMemset(g.ptr, 0, size_t(heads) * n * 4));
+        gc::ForwardOutputs outputs;
+        outputs.out = out.ptr;
+        outputs.lse = lse.as<float>();
+        gc::WallBatch wall;
+        wall.heads = heads;
+        wall.n = n;
+        wall.dk = wall.dv = wall.gatedChannels = d;
+        wall.dtype = gc::DType::BF16;
+        wall.q = q.ptr;
+        wall.k = k.ptr;
+        wall.v = v.ptr;
+        wall.logDecayCumsum = p.as<float>();
+        wall.scale = 1.0f / std::sqrt(float(d));
+        gc::PowerBatch power;
+        power.heads = heads;
+        power.n = n;
+        power.dk = power.dv = d;
+        power.dtype = gc::DType::BF16;
+        power.q = q.ptr;
+        power.k = k.ptr;
+        power.v = v.ptr;
+        power.logDecayCumsum = g.as<float>();
+        power.scale = wall.scale;
+        gc::GatedForwardOptions options;
+        options.roundProbsToBf16 = true;
+        cudaEvent_t start, stop;
+        CUDA_OK(cudaEventCreate(&start));
+        CUDA_OK(cudaEventCreate(&stop));
+        for (int which = 0; which < 2; ++which) {
+            auto run = [&] {
+                return which == 0 ? gc::wallForward(wall, outputs, nullptr, options)
+                                  : gc::powerForward(power, outputs, nullptr, options);
+            };
+            ASSERT_EQ(run(), "");  // warm-up
+            const int reps = n > 20000 ? 2 : 5;
+            CUDA_OK(cudaEventRecord(start));
+            for (int r = 0; r < reps; ++r)
+                ASSERT_EQ(run(), "");
+            CUDA_OK(cudaEventRecord(stop));
+            CUDA_OK(cudaEventSynchronize(stop));
+            float ms = 0.0f;
+            CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+            ms /= reps;
+            // Causal FLOPs of Q.K^T and P.V: 2 x (n^2 / 2) x d x 2 per head.
+            const double tflops = 2.0 * double(n) * n * d * heads / (ms * 1e-3) / 1e12;
+            std::printf(
+                "[timing] %s forward: heads=%d n=%lld d=%d bf16 in, fp32 math: %.2f ms "
+                "(%.1f TFLOP/s causal)\n",
+                which == 0 ? "wall" : "power", heads, (long long)n, d, ms, tflops);
+        }
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+}
+
+}  // namespace
