@@ -524,76 +524,80 @@ TEST_F(WallPowerCudaTest, RejectsBadBatches) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timing (GATESCOPE_CUDA_TIMING=1): 16 heads, d = 128, bf16 inputs, fp32 arithmetic
+// Timing (GATESCOPE_CUDA_TIMING=1): 16 heads, d = 128, bf16 and fp32 inputs, fp32 arithmetic
 // ---------------------------------------------------------------------------------------------
 
 TEST_F(WallPowerCudaTest, WallPowerTiming) {
     const char* env = std::getenv("GATESCOPE_CUDA_TIMING");
     if (!env || std::string(env) != "1") GTEST_SKIP() << "set GATESCOPE_CUDA_TIMING=1";
     const int heads = 16, d = 128;
-    for (int64_t n : {int64_t{16384}, int64_t{65536}}) {
-        const size_t elems = size_t(heads) * n * d;
-        DeviceBuffer q(elems * 2), k(elems * 2), v(elems * 2), out(elems * 2),
-            lse(size_t(heads) * n * 4), p(elems * 4), g(size_t(heads) * n * 4);
-        ASSERT_TRUE(q.ptr && k.ptr && v.ptr && out.ptr && lse.ptr && p.ptr && g.ptr);
-        // Small finite values (bf16 0x3C00 = 0.0078) and zero gates: timing only.
-        CUDA_OK(cudaMemset(q.ptr, 0x3C, elems * 2));
-        CUDA_OK(cudaMemset(k.ptr, 0x3C, elems * 2));
-        CUDA_OK(cudaMemset(v.ptr, 0x3C, elems * 2));
-        CUDA_OK(cudaMemset(p.ptr, 0, elems * 4));
-        CUDA_OK(cudaMemset(g.ptr, 0, size_t(heads) * n * 4));
-        gc::ForwardOutputs outputs;
-        outputs.out = out.ptr;
-        outputs.lse = lse.as<float>();
-        gc::WallBatch wall;
-        wall.heads = heads;
-        wall.n = n;
-        wall.dk = wall.dv = wall.gatedChannels = d;
-        wall.dtype = gc::DType::BF16;
-        wall.q = q.ptr;
-        wall.k = k.ptr;
-        wall.v = v.ptr;
-        wall.logDecayCumsum = p.as<float>();
-        wall.scale = 1.0f / std::sqrt(float(d));
-        gc::PowerBatch power;
-        power.heads = heads;
-        power.n = n;
-        power.dk = power.dv = d;
-        power.dtype = gc::DType::BF16;
-        power.q = q.ptr;
-        power.k = k.ptr;
-        power.v = v.ptr;
-        power.logDecayCumsum = g.as<float>();
-        power.scale = wall.scale;
-        gc::GatedForwardOptions options;
-        options.roundProbsToBf16 = true;
-        cudaEvent_t start, stop;
-        CUDA_OK(cudaEventCreate(&start));
-        CUDA_OK(cudaEventCreate(&stop));
-        for (int which = 0; which < 2; ++which) {
-            auto run = [&] {
-                return which == 0 ? gc::wallForward(wall, outputs, nullptr, options)
-                                  : gc::powerForward(power, outputs, nullptr, options);
-            };
-            ASSERT_EQ(run(), "");  // warm-up
-            const int reps = n > 20000 ? 2 : 5;
-            CUDA_OK(cudaEventRecord(start));
-            for (int r = 0; r < reps; ++r)
-                ASSERT_EQ(run(), "");
-            CUDA_OK(cudaEventRecord(stop));
-            CUDA_OK(cudaEventSynchronize(stop));
-            float ms = 0.0f;
-            CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-            ms /= reps;
-            // Causal FLOPs of Q.K^T and P.V: 2 x (n^2 / 2) x d x 2 per head.
-            const double tflops = 2.0 * double(n) * n * d * heads / (ms * 1e-3) / 1e12;
-            std::printf(
-                "[timing] %s forward: heads=%d n=%lld d=%d bf16 in, fp32 math: %.2f ms "
-                "(%.1f TFLOP/s causal)\n",
-                which == 0 ? "wall" : "power", heads, (long long)n, d, ms, tflops);
+    for (gc::DType dtype : {gc::DType::BF16, gc::DType::F32}) {
+        for (int64_t n : {int64_t{16384}, int64_t{65536}}) {
+            const size_t elems = size_t(heads) * n * d, bytes = elems * elementSize(dtype);
+            DeviceBuffer q(bytes), k(bytes), v(bytes), out(bytes), lse(size_t(heads) * n * 4),
+                p(elems * 4), g(size_t(heads) * n * 4);
+            ASSERT_TRUE(q.ptr && k.ptr && v.ptr && out.ptr && lse.ptr && p.ptr && g.ptr);
+            // Small finite values (bytes 0x3C: bf16 0.0115, fp32 0.0115) and zero gates: timing
+            // only.
+            CUDA_OK(cudaMemset(q.ptr, 0x3C, bytes));
+            CUDA_OK(cudaMemset(k.ptr, 0x3C, bytes));
+            CUDA_OK(cudaMemset(v.ptr, 0x3C, bytes));
+            CUDA_OK(cudaMemset(p.ptr, 0, elems * 4));
+            CUDA_OK(cudaMemset(g.ptr, 0, size_t(heads) * n * 4));
+            gc::ForwardOutputs outputs;
+            outputs.out = out.ptr;
+            outputs.lse = lse.as<float>();
+            gc::WallBatch wall;
+            wall.heads = heads;
+            wall.n = n;
+            wall.dk = wall.dv = wall.gatedChannels = d;
+            wall.dtype = dtype;
+            wall.q = q.ptr;
+            wall.k = k.ptr;
+            wall.v = v.ptr;
+            wall.logDecayCumsum = p.as<float>();
+            wall.scale = 1.0f / std::sqrt(float(d));
+            gc::PowerBatch power;
+            power.heads = heads;
+            power.n = n;
+            power.dk = power.dv = d;
+            power.dtype = dtype;
+            power.q = q.ptr;
+            power.k = k.ptr;
+            power.v = v.ptr;
+            power.logDecayCumsum = g.as<float>();
+            power.scale = wall.scale;
+            gc::GatedForwardOptions options;
+            options.roundProbsToBf16 = true;
+            cudaEvent_t start, stop;
+            CUDA_OK(cudaEventCreate(&start));
+            CUDA_OK(cudaEventCreate(&stop));
+            for (int which = 0; which < 2; ++which) {
+                auto run = [&] {
+                    return which == 0 ? gc::wallForward(wall, outputs, nullptr, options)
+                                      : gc::powerForward(power, outputs, nullptr, options);
+                };
+                ASSERT_EQ(run(), "");  // warm-up
+                const int reps = n > 20000 ? 2 : 5;
+                CUDA_OK(cudaEventRecord(start));
+                for (int r = 0; r < reps; ++r)
+                    ASSERT_EQ(run(), "");
+                CUDA_OK(cudaEventRecord(stop));
+                CUDA_OK(cudaEventSynchronize(stop));
+                float ms = 0.0f;
+                CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+                ms /= reps;
+                // Causal FLOPs of Q.K^T and P.V: 2 x (n^2 / 2) x d x 2 per head.
+                const double tflops = 2.0 * double(n) * n * d * heads / (ms * 1e-3) / 1e12;
+                std::printf(
+                    "[timing] %s forward: heads=%d n=%lld d=%d %s in, fp32 math: %.2f ms "
+                    "(%.1f TFLOP/s causal)\n",
+                    which == 0 ? "wall" : "power", heads, (long long)n, d,
+                    dtype == gc::DType::F32 ? "fp32" : "bf16", ms, tflops);
+            }
+            cudaEventDestroy(start);
+            cudaEventDestroy(stop);
         }
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
     }
 }
 
