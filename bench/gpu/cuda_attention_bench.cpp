@@ -5,7 +5,8 @@
 //            B*N = 16k tokens (B = 1 from 16k up), H*d = 2048, as in the FlashAttention papers.
 //   tile:    one 256 x 256 attention tile recomputed from the fp32 factors of a 64k-token head.
 //   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map.
-// Usage: cuda_attention_bench [--quick] [--max-n N]
+// Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--only-shape S]
+//        [--forward-only]   (the --only/--forward-only flags narrow the run for a profiler)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -90,9 +91,16 @@ std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
 int main(int argc, char** argv) {
     bool quick = false;
     int64_t maxN = 65536;
+    int onlyD = 0, onlyShape = 0;
+    int64_t onlyN = 0;
+    bool forwardOnly = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick")) quick = true;
         if (!std::strcmp(argv[i], "--max-n") && i + 1 < argc) maxN = std::atoll(argv[++i]);
+        if (!std::strcmp(argv[i], "--only-d") && i + 1 < argc) onlyD = std::atoi(argv[++i]);
+        if (!std::strcmp(argv[i], "--only-n") && i + 1 < argc) onlyN = std::atoll(argv[++i]);
+        if (!std::strcmp(argv[i], "--only-shape") && i + 1 < argc) onlyShape = std::atoi(argv[++i]);
+        if (!std::strcmp(argv[i], "--forward-only")) forwardOnly = true;
     }
     if (gc::deviceCount() == 0) {
         std::fprintf(stderr, "no CUDA device\n");
@@ -121,38 +129,43 @@ int main(int argc, char** argv) {
         const std::vector<float> hc = logDecayCumsum(32, tokens, rng);
         check(cudaMemcpy(c, hc.data(), hc.size() * 4, cudaMemcpyHostToDevice), "c copy");
         for (int d : {64, 128}) {
+            if (onlyD && d != onlyD) continue;
             for (int64_t n = 1024; n <= maxN; n *= 2) {
+                if (onlyN && n != onlyN) continue;
                 const int heads = 2048 / d;
                 const int batch = static_cast<int>(std::max<int64_t>(1, 16384 / n));
                 const int bh = batch * heads;
-                for (int variant = 0; variant < 4; ++variant) {
-                    const bool decay = variant % 2 == 1;
-                    const int warps = variant < 2 ? 8 : 4;
-                    gc::AdditiveDecayBatch b;
-                    b.heads = bh;
-                    b.n = n;
-                    b.dk = d;
-                    b.dv = d;
-                    b.dtype = gc::DType::BF16;
-                    b.q = q;
-                    b.k = k;
-                    b.v = v;
-                    b.logDecayCumsum = decay ? c : nullptr;
-                    b.scale = 1.0f / std::sqrt(float(d));
-                    gc::ForwardOutputs o;
-                    o.out = out;
-                    o.lse = lse;
-                    gc::ForwardConfig config;
-                    config.ctaWarps = warps;
-                    const double ms = medianMs(
-                        [&] { check(gc::attentionForward(b, o, nullptr, config)); }, 3, reps);
-                    const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
-                    std::printf(
-                        "{\"kernel\": \"gatescope_%s%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
-                        "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
-                        decay ? "fox" : "transformer", warps == 8 ? "" : "_4warps", d, (long long)n,
-                        batch, heads, ms, flops / ms / 1e9);
-                    std::fflush(stdout);
+                for (int shape = 1; shape <= gc::kForwardShapes; ++shape) {
+                    if (onlyShape && shape != onlyShape) continue;
+                    if (shape == 3 && d != 64) continue;
+                    for (const bool decay : {false, true}) {
+                        gc::AdditiveDecayBatch b;
+                        b.heads = bh;
+                        b.n = n;
+                        b.dk = d;
+                        b.dv = d;
+                        b.dtype = gc::DType::BF16;
+                        b.q = q;
+                        b.k = k;
+                        b.v = v;
+                        b.logDecayCumsum = decay ? c : nullptr;
+                        b.scale = 1.0f / std::sqrt(float(d));
+                        gc::ForwardOutputs o;
+                        o.out = out;
+                        o.lse = lse;
+                        gc::ForwardConfig config;
+                        config.shape = shape;
+                        const double ms = medianMs(
+                            [&] { check(gc::attentionForward(b, o, nullptr, config)); }, 3, reps);
+                        const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
+                        std::printf(
+                            "{\"kernel\": \"gatescope_%s\", \"shape\": %d, \"shape_name\": "
+                            "\"%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, \"heads\": %d, "
+                            "\"ms\": %.4f, \"tflops\": %.1f}\n",
+                            decay ? "fox" : "transformer", shape, gc::forwardShapeName(shape), d,
+                            (long long)n, batch, heads, ms, flops / ms / 1e9);
+                        std::fflush(stdout);
+                    }
                 }
             }
         }
@@ -165,7 +178,7 @@ int main(int argc, char** argv) {
     }
 
     // Tile recompute and pyramid from one 64k-token head's fp32 factors (lse from the forward).
-    {
+    if (!forwardOnly) {
         const int64_t n = std::min<int64_t>(maxN, 65536);
         const int d = 128;
         std::normal_distribution<float> dist(0.f, 1.f);
