@@ -5,9 +5,13 @@
 #include <limits>
 #include <vector>
 
+#include "core/nn/model_error.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/power_attention.h"
 #include "kernels/cpu/power_state_norm.h"
+#ifdef GATESCOPE_HAS_CUDA
+#include "kernels/cuda/wall_power_cuda.h"
+#endif
 
 namespace gatescope::core::power {
 
@@ -64,14 +68,67 @@ PowerAttentionOutput chunkedPowerAttention(const torch::Tensor& q, const torch::
     return result;
 }
 
+#ifdef GATESCOPE_HAS_CUDA
+/// The fused CUDA forward (kernels::cuda::powerForward) on contiguous float32 device tensors:
+/// one pass for out and the log normalizer, fp32 arithmetic, weights rounded to bf16 before the
+/// row sum and P.V when bf16Probs, like the CPU kernel.
+PowerAttentionOutput fusedPowerAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                         const torch::Tensor& v, const torch::Tensor& g,
+                                         double scale, int degree, bool bf16Probs) {
+    const int64_t heads = q.size(0), n = q.size(1), dk = q.size(2), dv = v.size(2);
+    PowerAttentionOutput result{torch::empty({heads, n, dv}, q.options()),
+                                torch::empty({heads, n}, q.options())};
+    kernels::cuda::PowerBatch batch;
+    batch.heads = static_cast<int>(heads);
+    batch.n = n;
+    batch.dk = static_cast<int>(dk);
+    batch.dv = static_cast<int>(dv);
+    batch.kvGroup = static_cast<int>(heads / k.size(0));
+    batch.gateGroup = batch.kvGroup;  // G is per k/v head
+    batch.dtype = kernels::cuda::DType::F32;
+    batch.q = q.data_ptr<float>();
+    batch.k = k.data_ptr<float>();
+    batch.v = v.data_ptr<float>();
+    batch.logDecayCumsum = g.defined() ? g.data_ptr<float>() : nullptr;
+    batch.scale = static_cast<float>(scale);
+    batch.degree = degree;
+    batch.eps = kernels::kPowerLogEps;
+    kernels::cuda::ForwardOutputs outputs;
+    outputs.out = result.out.data_ptr<float>();
+    outputs.lse = result.logNormalizer.data_ptr<float>();
+    kernels::cuda::GatedForwardOptions options;
+    options.roundProbsToBf16 = bf16Probs;
+    // The legacy default stream: the one LibTorch's ops run on here, so ordering is kept.
+    const std::string error = kernels::cuda::powerForward(batch, outputs, nullptr, options);
+    if (!error.empty()) throwModelError(ErrorKind::Internal, "CUDA power attention: " + error);
+    return result;
+}
+#endif
+
 }  // namespace
+
+bool fusedCudaPowerAttention(int64_t headDim, int64_t valueDim, int degree) {
+#ifdef GATESCOPE_HAS_CUDA
+    return headDim >= 1 && headDim <= 256 && valueDim >= 1 && valueDim <= 256 && degree > 0 &&
+           degree % 2 == 0;
+#else
+    (void)headDim, (void)valueDim, (void)degree;
+    return false;
+#endif
+}
 
 PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor& k,
                                     const torch::Tensor& v, const torch::Tensor& logDecayCumsum,
                                     double scale, int degree, bool bf16Probs, int threads) {
     auto qc = contiguousFloat(q), kc = contiguousFloat(k), vc = contiguousFloat(v);
     auto gc = contiguousFloat(logDecayCumsum);
-    if (qc.is_cuda()) return chunkedPowerAttention(qc, kc, vc, gc, scale, degree, bf16Probs);
+    if (qc.is_cuda()) {
+#ifdef GATESCOPE_HAS_CUDA
+        if (fusedCudaPowerAttention(qc.size(2), vc.size(2), degree))
+            return fusedPowerAttention(qc, kc, vc, gc, scale, degree, bf16Probs);
+#endif
+        return chunkedPowerAttention(qc, kc, vc, gc, scale, degree, bf16Probs);
+    }
     const int64_t heads = qc.size(0), n = qc.size(1), dk = qc.size(2);
     const int64_t group = heads / kc.size(0), dv = vc.size(2);
 

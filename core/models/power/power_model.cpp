@@ -1,5 +1,6 @@
 #include "core/models/power/power_model.h"
 
+#include "core/models/power/power_attention_op.h"
 #include "core/models/power/power_config.h"
 #include "core/models/power/power_layer.h"
 #include "core/models/power/power_rotary.h"
@@ -84,7 +85,11 @@ private:
         computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
         result.attentionPath =
             m_config.kernel == AttentionKernel::Power
-                ? attentionPathOn(device, "cpu-blockwise-power", "cuda-torch-chunked-power")
+                ? attentionPathOn(
+                      device, "cpu-blockwise-power",
+                      fusedCudaPowerAttention(m_config.headDim, m_config.headDim, m_config.degree)
+                          ? "cuda-tiled-power"
+                          : "cuda-torch-chunked-power")
                 : attentionPathOn(device, "cpu-blockwise", "cuda-fused");
         return result;
     }

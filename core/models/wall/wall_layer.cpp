@@ -2,12 +2,24 @@
 
 #include <cmath>
 
+#include "core/nn/model_error.h"
 #include "core/nn/tensor_convert.h"
 #include "kernels/cpu/wall_forward.h"
+#ifdef GATESCOPE_HAS_CUDA
+#include "kernels/cuda/wall_power_cuda.h"
+#endif
 
 namespace gatescope::core::wall {
 
 namespace {
+
+#ifdef GATESCOPE_HAS_CUDA
+constexpr bool kCudaKernels = true;
+#else
+constexpr bool kCudaKernels = false;
+#endif
+/// Head dimensions kernels::cuda::wallForward takes; larger heads take the CPU kernel.
+constexpr int64_t kMaxCudaHeadDim = 256;
 
 /// [N, heads, D] (any dtype) -> [heads, N, D] contiguous float32, the kernel's layout.
 torch::Tensor headMajor(const torch::Tensor& x) {
@@ -22,6 +34,45 @@ torch::Tensor logGates(const WallConfig& c, const WallLayerWeights& w, const tor
     auto g = torch::log_sigmoid(z);
     if (c.softClamp) g = *c.softClamp * torch::expm1(g / *c.softClamp);
     return g;
+}
+
+/// The Wall op on CUDA tensors: kernels::cuda::wallForward on the device, fp32 operands (qh, kh,
+/// vh [heads or kv heads, N, D], cumsum [gate heads, N, gateDim], contiguous), bf16
+/// probabilities before P.V when the model runs in bf16, like the CPU kernel. Writes out [H, N, D]
+/// and lse [H, N] (fp32, on the device).
+void cudaWall(const WallConfig& c, const torch::Tensor& qh, const torch::Tensor& kh,
+              const torch::Tensor& vh, const torch::Tensor& cumsum, double scale, bool bf16Probs,
+              torch::Tensor& out, torch::Tensor& lse) {
+#ifndef GATESCOPE_HAS_CUDA
+    (void)c, (void)qh, (void)kh, (void)vh, (void)cumsum, (void)scale, (void)bf16Probs, (void)out,
+        (void)lse;
+    throwModelError(ErrorKind::Internal, "cudaWall: this build has no CUDA kernels");
+#else
+    const int64_t n = qh.size(1), hd = c.headDim;
+    out = torch::empty({c.heads, n, hd}, qh.options());
+    lse = torch::empty({c.heads, n}, qh.options());
+    kernels::cuda::WallBatch batch;
+    batch.heads = c.heads;
+    batch.n = n;
+    batch.dk = batch.dv = static_cast<int>(hd);
+    batch.gatedChannels = c.gateDim;
+    batch.kvGroup = c.group();
+    batch.gateGroup = c.tieGates ? c.group() : 1;
+    batch.dtype = kernels::cuda::DType::F32;
+    batch.q = qh.data_ptr<float>();
+    batch.k = kh.data_ptr<float>();
+    batch.v = vh.data_ptr<float>();
+    if (c.gateDim > 0) batch.logDecayCumsum = cumsum.data_ptr<float>();
+    batch.scale = static_cast<float>(scale);
+    kernels::cuda::ForwardOutputs outputs;
+    outputs.out = out.data_ptr<float>();
+    outputs.lse = lse.data_ptr<float>();
+    kernels::cuda::GatedForwardOptions options;
+    options.roundProbsToBf16 = bf16Probs;
+    // The legacy default stream: the one LibTorch's ops run on here, so ordering is kept.
+    const std::string error = kernels::cuda::wallForward(batch, outputs, nullptr, options);
+    if (!error.empty()) throwModelError(ErrorKind::Internal, "CUDA Wall attention: " + error);
+#endif
 }
 
 void record(const WallConfig& c, LayerRecord& rec, const torch::Tensor& qh, const torch::Tensor& kh,
@@ -78,17 +129,25 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
         cumsum = headMajor(gates.to(torch::kFloat64).cumsum(0));
     }
     auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
-    // No GPU kernel for the anchored forward yet: on CUDA its inputs come to the CPU kernel and
-    // the output goes back (O(N d) each way); the model's attentionPath says so.
     const auto device = normed.device();
+    const double scale = 1.0 / std::sqrt(double(hd));
+    torch::Tensor out, lse;
+    if (device.is_cuda() && kCudaKernels && hd <= kMaxCudaHeadDim) {
+        cudaWall(c, qh, kh, vh, cumsum, scale, precision.bf16, out, lse);
+        auto o = out.to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
+        auto y = w.o(o, precision).to(torch::kFloat32);
+        if (rec) record(c, *rec, qh, kh, vh, lse, gates, cumsum, scale);
+        return y;
+    }
     if (device.is_cuda()) {
+        // A build without the CUDA kernels, or heads over 256 dims: the inputs come to the CPU
+        // kernel and the output goes back (O(N d) each way).
         for (auto* t : {&qh, &kh, &vh, &cumsum}) {
             if (t->defined()) *t = t->cpu();
         }
     }
-    auto out = torch::empty({h, n, hd}, torch::kFloat32);
-    auto lse = torch::empty({h, n}, torch::kFloat32);
-    const double scale = 1.0 / std::sqrt(double(hd));
+    out = torch::empty({h, n, hd}, torch::kFloat32);
+    lse = torch::empty({h, n}, torch::kFloat32);
     std::vector<kernels::WallHead> heads(h);
     std::vector<float*> outs(h), lses(h);
     for (int64_t i = 0; i < h; ++i) {

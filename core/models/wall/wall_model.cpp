@@ -28,9 +28,15 @@ std::unique_ptr<Model> loadWallModel(std::shared_ptr<const Checkpoint> checkpoin
     arch.headDim = config.headDim;
     arch.mix = &wallAttention;
     arch.move = &moveWeights;
-    // On CUDA everything but the attention op (no GPU kernel yet) runs on the GPU.
     arch.cpuPath = "cpu-blockwise-wall";
-    arch.cudaPath = "cuda+cpu-blockwise-wall (Wall op on CPU)";
+#ifdef GATESCOPE_HAS_CUDA
+    // The anchored per-channel forward of kernels/cuda (wall_power_cuda.h), on the GPU.
+    arch.cudaPath = config.headDim <= 256
+                        ? "cuda-tiled-wall"
+                        : "cuda+cpu-blockwise-wall (Wall op on CPU: head dim > 256)";
+#else
+    arch.cudaPath = "cuda+cpu-blockwise-wall (Wall op on CPU: no CUDA kernels in this build)";
+#endif
     return std::make_unique<FlaModel<WallConfig, WallWeights>>(
         std::move(config), std::move(weights), checkpoint->modelType(), arch);
 }
