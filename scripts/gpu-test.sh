@@ -61,7 +61,7 @@ $cli trace --model "$fixtures/fox/fox-pro" --input "$fixtures/fox/fox-pro/expect
 $cli info --json "$build/fox-pro-cuda.h5" 2>&1 | grep -E '"(device|attention_path|model_type)"' || status=1
 
 if [[ ${GATESCOPE_GPU_SANITIZE:-1} != 0 ]]; then
-    small='*N1000*:*N17*:*N1337_w257*'
+    small='*N1000*:*N17*:*N1337_w257*:*N2001*'
     echo "== compute-sanitizer memcheck (all kernel tests)"
     compute-sanitizer --tool memcheck --error-exitcode 42 "$tests" >"$logs/memcheck.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$logs/memcheck.log" | tail -3

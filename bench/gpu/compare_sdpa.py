@@ -51,8 +51,7 @@ def main():
         if "device" in rec:
             info["bench_device"] = rec["device"]
         elif rec["kernel"].startswith("gatescope_"):
-            ours[(rec["kernel"], rec["shape"], rec["d"], rec["n"])] = rec
-            info.setdefault("shapes", {})[rec["shape"]] = rec["shape_name"]
+            ours[(rec["kernel"], rec["d"], rec["n"])] = rec
         else:
             extra.append(rec)
 
@@ -82,40 +81,34 @@ def main():
                 mask = create_block_mask(causal, B=None, H=None, Q_LEN=n, KV_LEN=n)
                 flex(q, k, v, score_mod=fox_bias, block_mask=mask)  # compile
                 flex_ms = median_ms(lambda: flex(q, k, v, score_mod=fox_bias, block_mask=mask))
-            row = {"d": d, "n": n, "batch": b, "heads": h,
-                   "sdpa_flash_tflops": flops / sdpa_ms / 1e9,
-                   "flex_fox_tflops": flex_ms and flops / flex_ms / 1e9}
-            for (kernel, shape, rd, rn), rec in ours.items():
-                if (rd, rn) == (d, n):
-                    row[f"{kernel}_shape{shape}_tflops"] = rec["tflops"]
-            rows.append(row)
+            t = ours.get(("gatescope_transformer", d, n))
+            f = ours.get(("gatescope_fox", d, n))
+            rows.append({
+                "d": d, "n": n, "batch": b, "heads": h,
+                "ours_transformer_tflops": t and t["tflops"],
+                "sdpa_flash_tflops": flops / sdpa_ms / 1e9,
+                "ours_fox_tflops": f and f["tflops"],
+                "flex_fox_tflops": flex_ms and flops / flex_ms / 1e9,
+            })
             print("row", json.dumps(rows[-1]), flush=True)
             del q, k, v
             torch.cuda.empty_cache()
             n *= 2
 
     print(f"device: {info['device']} ({info.get('bench_device', '?')}), torch {info['torch']}")
-    shapes = sorted(info.get("shapes", {}))
-    for shape in shapes:
-        print(f"shape {shape}: {info['shapes'][shape]}")
-
-    def fmt(x):
-        return "-" if x is None else f"{x:.0f}"
-
-    cols = " | ".join(f"no gate s{x} | FoX s{x}" for x in shapes)
-    print(f"| d | N | B x H | {cols} | SDPA Flash | Flex FoX | best no gate / SDPA | best FoX / Flex |")
-    print("|---|---|---|" + "---|---|" * len(shapes) + "---|---|---|---|")
+    print("| d | N | B x H | ours, no gate | SDPA Flash | ratio | ours, FoX | Flex, FoX | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        plain = [r.get(f"gatescope_transformer_shape{x}_tflops") for x in shapes]
-        fox = [r.get(f"gatescope_fox_shape{x}_tflops") for x in shapes]
-        cells = " | ".join(f"{fmt(a)} | {fmt(b)}" for a, b in zip(plain, fox))
-        best_plain = max((x for x in plain if x), default=None)
-        best_fox = max((x for x in fox if x), default=None)
-        r1 = best_plain / r["sdpa_flash_tflops"] if best_plain else None
-        r2 = best_fox / r["flex_fox_tflops"] if best_fox and r["flex_fox_tflops"] else None
-        print(f"| {r['d']} | {r['n']} | {r['batch']} x {r['heads']} | {cells} | "
-              f"{fmt(r['sdpa_flash_tflops'])} | {fmt(r['flex_fox_tflops'])} | "
-              f"{'-' if r1 is None else f'{r1:.2f}x'} | {'-' if r2 is None else f'{r2:.2f}x'} |")
+        def fmt(x):
+            return "-" if x is None else f"{x:.0f}"
+        ratio1 = (r["ours_transformer_tflops"] / r["sdpa_flash_tflops"]
+                  if r["ours_transformer_tflops"] else None)
+        ratio2 = (r["ours_fox_tflops"] / r["flex_fox_tflops"]
+                  if r["ours_fox_tflops"] and r["flex_fox_tflops"] else None)
+        print(f"| {r['d']} | {r['n']} | {r['batch']} x {r['heads']} | "
+              f"{fmt(r['ours_transformer_tflops'])} | {fmt(r['sdpa_flash_tflops'])} | "
+              f"{'-' if ratio1 is None else f'{ratio1:.2f}x'} | {fmt(r['ours_fox_tflops'])} | "
+              f"{fmt(r['flex_fox_tflops'])} | {'-' if ratio2 is None else f'{ratio2:.2f}x'} |")
     for rec in extra:
         print(json.dumps(rec))
     if args.json:

@@ -5,8 +5,8 @@
 //            B*N = 16k tokens (B = 1 from 16k up), H*d = 2048, as in the FlashAttention papers.
 //   tile:    one 256 x 256 attention tile recomputed from the fp32 factors of a 64k-token head.
 //   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map.
-// Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--only-shape S]
-//        [--forward-only]   (the --only/--forward-only flags narrow the run for a profiler)
+// Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--forward-only]
+//        (--only-d, --only-n and --forward-only narrow the run, e.g. for ncu)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -91,7 +91,7 @@ std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
 int main(int argc, char** argv) {
     bool quick = false;
     int64_t maxN = 65536;
-    int onlyD = 0, onlyShape = 0;
+    int onlyD = 0;
     int64_t onlyN = 0;
     bool forwardOnly = false;
     for (int i = 1; i < argc; ++i) {
@@ -99,7 +99,6 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--max-n") && i + 1 < argc) maxN = std::atoll(argv[++i]);
         if (!std::strcmp(argv[i], "--only-d") && i + 1 < argc) onlyD = std::atoi(argv[++i]);
         if (!std::strcmp(argv[i], "--only-n") && i + 1 < argc) onlyN = std::atoll(argv[++i]);
-        if (!std::strcmp(argv[i], "--only-shape") && i + 1 < argc) onlyShape = std::atoi(argv[++i]);
         if (!std::strcmp(argv[i], "--forward-only")) forwardOnly = true;
     }
     if (gc::deviceCount() == 0) {
@@ -135,37 +134,30 @@ int main(int argc, char** argv) {
                 const int heads = 2048 / d;
                 const int batch = static_cast<int>(std::max<int64_t>(1, 16384 / n));
                 const int bh = batch * heads;
-                for (int shape = 1; shape <= gc::kForwardShapes; ++shape) {
-                    if (onlyShape && shape != onlyShape) continue;
-                    if (shape == 3 && d != 64) continue;
-                    for (const bool decay : {false, true}) {
-                        gc::AdditiveDecayBatch b;
-                        b.heads = bh;
-                        b.n = n;
-                        b.dk = d;
-                        b.dv = d;
-                        b.dtype = gc::DType::BF16;
-                        b.q = q;
-                        b.k = k;
-                        b.v = v;
-                        b.logDecayCumsum = decay ? c : nullptr;
-                        b.scale = 1.0f / std::sqrt(float(d));
-                        gc::ForwardOutputs o;
-                        o.out = out;
-                        o.lse = lse;
-                        gc::ForwardConfig config;
-                        config.shape = shape;
-                        const double ms = medianMs(
-                            [&] { check(gc::attentionForward(b, o, nullptr, config)); }, 3, reps);
-                        const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
-                        std::printf(
-                            "{\"kernel\": \"gatescope_%s\", \"shape\": %d, \"shape_name\": "
-                            "\"%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, \"heads\": %d, "
-                            "\"ms\": %.4f, \"tflops\": %.1f}\n",
-                            decay ? "fox" : "transformer", shape, gc::forwardShapeName(shape), d,
-                            (long long)n, batch, heads, ms, flops / ms / 1e9);
-                        std::fflush(stdout);
-                    }
+                for (const bool decay : {false, true}) {
+                    gc::AdditiveDecayBatch b;
+                    b.heads = bh;
+                    b.n = n;
+                    b.dk = d;
+                    b.dv = d;
+                    b.dtype = gc::DType::BF16;
+                    b.q = q;
+                    b.k = k;
+                    b.v = v;
+                    b.logDecayCumsum = decay ? c : nullptr;
+                    b.scale = 1.0f / std::sqrt(float(d));
+                    gc::ForwardOutputs o;
+                    o.out = out;
+                    o.lse = lse;
+                    const double ms =
+                        medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 3, reps);
+                    const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
+                    std::printf(
+                        "{\"kernel\": \"gatescope_%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
+                        "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
+                        decay ? "fox" : "transformer", d, (long long)n, batch, heads, ms,
+                        flops / ms / 1e9);
+                    std::fflush(stdout);
                 }
             }
         }

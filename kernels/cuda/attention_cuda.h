@@ -58,16 +58,7 @@ struct ForwardConfig {
     /// kernel runs when dtype is F16/BF16, dk == dv in {64, 128}, strides are multiples of 8
     /// elements, the pointers 16-byte aligned and the build has sm_80+ device code.
     bool forceFallback = false;
-    /// CTA shape of the tensor-core kernel, for benchmarks: 0 picks the measured best
-    /// (docs/benchmarks.md); 1..kForwardShapes name the shapes forwardShapeName describes.
-    int shape = 0;
 };
-
-/// Number of selectable tensor-core CTA shapes (ForwardConfig::shape 1..kForwardShapes).
-inline constexpr int kForwardShapes = 4;
-
-/// "4 warps x 32 rows, 64 keys" and so on, for shape 1..kForwardShapes; nullptr otherwise.
-const char* forwardShapeName(int shape);
 
 /// The path attentionForward would take for this batch.
 ForwardPath forwardPath(const AdditiveDecayBatch& batch, const ForwardConfig& config = {});

@@ -34,8 +34,6 @@ ForwardPath forwardPath(const AdditiveDecayBatch& b, const ForwardConfig& config
 
 std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& o, void* stream,
                              const ForwardConfig& config) {
-    if (config.shape < 0 || config.shape > kForwardShapes)
-        return "attentionForward: shape out of range";
     if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1)
         return "attentionForward: bad sizes (heads, n >= 0; dk, dv, kvGroup >= 1)";
     if (b.dk > detail::kFallbackMaxDim || b.dv > detail::kFallbackMaxDim)
@@ -75,7 +73,7 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
     const bool fast = forwardPath(strided, config) == ForwardPath::TensorCore && p.oRow % 2 == 0 &&
                       p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
     if (fast) {
-        std::string result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, config.shape, s);
+        std::string result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, s);
         if (result != "sm80") return result;
     }
     return detail::launchFallback(p, b.heads, b.dk, b.dv, b.dtype, s);

@@ -26,20 +26,22 @@ constexpr int smemRow() {
     return D + 8;  // 16-byte pad per row: ldmatrix rows land in distinct banks
 }
 
-/// One CTA shape: W warps of MT m16 tiles each, BN keys per tile, Q fragments held in registers
-/// for the whole loop (QRegs) or re-read from shared memory per tile (saves 4 MT D/16 registers),
-/// a ring of Stages K/V tiles in shared memory (tile t + Stages - 1 loads while t is computed).
-template <int W_, int MT_, int BN_, bool QRegs_, int Stages_>
-struct Shape {
-    static constexpr int W = W_, MT = MT_, BN = BN_, Stages = Stages_;
-    static constexpr bool QRegs = QRegs_;
-    static constexpr int kBlockM = 16 * MT * W;
-    static constexpr int kThreads = 32 * W;
-    template <int D>
-    static constexpr size_t smemBytes() {
-        return (size_t(kBlockM) + 2 * Stages * BN) * smemRow<D>() * 2 + Stages * BN * sizeof(float);
-    }
-};
+// The CTA shape (measured on an H100 against 32-key tiles, Q held in registers, 8-warp CTAs
+// and a 3-stage ring; docs/benchmarks.md): 4 warps of 2 m16 tiles (128 query rows), 64-key
+// tiles, a 2-stage K/V ring, Q fragments re-read from shared memory per tile (holding them would
+// take 64 more registers at d = 128). 255 registers and 2 CTAs per SM, as FlashAttention-2.
+constexpr int kWarps = 4;
+constexpr int kMTiles = 2;  // m16 tiles per warp
+constexpr int kBlockM = 16 * kMTiles * kWarps;
+constexpr int kBlockN = 64;
+constexpr int kStages = 2;
+constexpr int kThreads = 32 * kWarps;
+
+template <int D>
+constexpr size_t smemBytes() {
+    return (size_t(kBlockM) + 2 * kStages * kBlockN) * smemRow<D>() * 2 +
+           kStages * kBlockN * sizeof(float);
+}
 
 // Copies rows [row0, row0 + Rows) of a [n][D] head (row stride `stride`) into a padded shared
 // tile; rows past n are zero-filled. Each thread copies the same 16-byte column of every
@@ -62,9 +64,9 @@ __device__ __forceinline__ void loadTile(T* tile, const T* src, int64_t stride, 
     }
 }
 
-template <class T, int D, bool Decay, class S>
-__global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams p) {
-    constexpr int MT = S::MT, BN = S::BN, kBlockM = S::kBlockM, kThreads = S::kThreads;
+template <class T, int D, bool Decay>
+__global__ void __launch_bounds__(kThreads, 2) mmaForward(FlashParams p) {
+    constexpr int MT = kMTiles, BN = kBlockN;
     constexpr int kRowsPerWarp = 16 * MT;
     constexpr int SR = smemRow<D>();
     constexpr int kNT = BN / 8;  // n-tiles of S per m-tile
@@ -72,7 +74,6 @@ __global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams 
     constexpr int kKS = D / 16;  // k-steps of Q.K^T
     extern __shared__ __align__(16) unsigned char smem[];
     T* sQ = reinterpret_cast<T*>(smem);
-    constexpr int kStages = S::Stages;
     T* sK = sQ + kBlockM * SR;
     T* sV = sK + kStages * BN * SR;
     float* sC = reinterpret_cast<float*>(sV + kStages * BN * SR);  // c_j of each stage
@@ -139,7 +140,6 @@ __global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams 
             l[mt][h] = 0.f;
         }
 
-    uint32_t qf[S::QRegs ? MT : 1][S::QRegs ? kKS : 1][4];
     float acc[MT][kDT][4];
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -160,15 +160,6 @@ __global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams 
         __syncthreads();
         if (t + kStages - 1 < tiles) loadKV(t + kStages - 1, (t + kStages - 1) % kStages);
         cpAsyncCommit();
-        if constexpr (S::QRegs) {
-            if (t == 0) {
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int ks = 0; ks < kKS; ++ks)
-                        ldmatrixX4(qf[mt][ks], qWarp + mt * 16 * SR + ks * 16);
-            }
-        }
         const int j0 = tileStart(t);
         // A warp whose rows see none of this tile's keys (past the diagonal, or before the
         // window) skips it; it still takes part in the CTA's barriers.
@@ -190,13 +181,7 @@ __global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams 
                 uint32_t a[MT][4];
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
-                    if constexpr (S::QRegs) {
-#pragma unroll
-                        for (int x = 0; x < 4; ++x)
-                            a[mt][x] = qf[mt][ks][x];
-                    } else {
-                        ldmatrixX4(a[mt], qWarp + mt * 16 * SR + ks * 16);
-                    }
+                    ldmatrixX4(a[mt], qWarp + mt * 16 * SR + ks * 16);
                 }
 #pragma unroll
                 for (int nt = 0; nt < kNT; nt += 2) {
@@ -332,77 +317,36 @@ __global__ void __launch_bounds__(S::kThreads, 8 / S::W) mmaForward(FlashParams 
         }
 }
 
-template <class T, int D, bool Decay, class S>
-std::string launchShape(const FlashParams& params, int heads, cudaStream_t stream) {
-    constexpr size_t smem = S::template smemBytes<D>();
-    auto kernel = mmaForward<T, D, Decay, S>;
+template <class T, int D, bool Decay>
+std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
+    constexpr size_t smem = smemBytes<D>();
+    auto kernel = mmaForward<T, D, Decay>;
     cudaFuncAttributes attributes{};
     cudaError_t error = cudaFuncGetAttributes(&attributes, kernel);
     if (error != cudaSuccess) return cudaMessage(error, "mmaForward attributes");
     if (attributes.ptxVersion < 80) return {"sm80"};  // built for an older target only
     error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return cudaMessage(error, "mmaForward smem attribute");
-    const int64_t blocks = (params.n + S::kBlockM - 1) / S::kBlockM;
+    const int64_t blocks = (params.n + kBlockM - 1) / kBlockM;
     if (blocks * heads > int64_t{0x7fffffff}) return "attentionForward: heads x n too large";
-    kernel<<<static_cast<unsigned>(blocks * heads), S::kThreads, smem, stream>>>(params);
+    kernel<<<static_cast<unsigned>(blocks * heads), kThreads, smem, stream>>>(params);
     return lastLaunchError("mmaForward launch");
-}
-
-// The shapes ForwardConfig::shape selects (1-based; 0 picks the measured best per head dim).
-template <class T, int D, bool Decay>
-std::string launchByShape(const FlashParams& params, int heads, int shape, cudaStream_t stream) {
-    constexpr bool kQRegs = D == 64;  // at d = 128 the Q fragments would need 64 more registers
-    switch (shape) {
-        case 1:
-            return launchShape<T, D, Decay, Shape<4, 2, 64, kQRegs, 2>>(params, heads, stream);
-        case 2:
-            return launchShape<T, D, Decay, Shape<4, 2, 32, kQRegs, 2>>(params, heads, stream);
-        case 3:  // FlashAttention-2's tile at d = 64 (at d = 128 the scores would not fit)
-            if constexpr (D == 64)
-                return launchShape<T, D, Decay, Shape<4, 2, 128, false, 2>>(params, heads, stream);
-            else
-                return "attentionForward: shape 3 is for d = 64 only";
-        case 4:
-            return launchShape<T, D, Decay, Shape<4, 2, 64, false, 2>>(params, heads, stream);
-        default:
-            return "attentionForward: unknown shape";
-    }
 }
 
 }  // namespace
 
-std::string launchTensorCore(const FlashParams& params, int heads, int d, DType dtype, int shape,
+std::string launchTensorCore(const FlashParams& params, int heads, int d, DType dtype,
                              cudaStream_t stream) {
-    if (shape == 0) shape = 1;
     const bool decay = params.c != nullptr;
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
         if (d == 64)
-            return decay ? launchByShape<T, 64, true>(params, heads, shape, stream)
-                         : launchByShape<T, 64, false>(params, heads, shape, stream);
-        return decay ? launchByShape<T, 128, true>(params, heads, shape, stream)
-                     : launchByShape<T, 128, false>(params, heads, shape, stream);
+            return decay ? launch<T, 64, true>(params, heads, stream)
+                         : launch<T, 64, false>(params, heads, stream);
+        return decay ? launch<T, 128, true>(params, heads, stream)
+                     : launch<T, 128, false>(params, heads, stream);
     };
     return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
 }
 
 }  // namespace gatescope::kernels::cuda::detail
-
-namespace gatescope::kernels::cuda {
-
-const char* forwardShapeName(int shape) {
-    switch (shape) {
-        case 1:
-            return "4 warps x 32 rows, 64 keys, Q in registers at d = 64";
-        case 2:
-            return "4 warps x 32 rows, 32 keys, Q in registers at d = 64";
-        case 3:
-            return "4 warps x 32 rows, 128 keys (d = 64 only)";
-        case 4:
-            return "4 warps x 32 rows, 64 keys, Q from shared memory";
-        default:
-            return nullptr;
-    }
-}
-
-}  // namespace gatescope::kernels::cuda

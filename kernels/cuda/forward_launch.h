@@ -26,9 +26,9 @@ struct FlashParams {
 };
 
 /// Tensor-core kernel (attention_forward_mma.cu) for bf16/fp16 with dk == dv in {64, 128}.
-/// `shape` is a ForwardConfig::shape (0: the measured best). Returns "sm80" when the build has no
-/// sm_80+ device code for it (the caller then takes the fallback), else empty or the CUDA error.
-std::string launchTensorCore(const FlashParams& params, int heads, int d, DType dtype, int shape,
+/// Returns "sm80" when the build has no sm_80+ device code for it (the caller then takes the
+/// fallback), else empty or the CUDA error.
+std::string launchTensorCore(const FlashParams& params, int heads, int d, DType dtype,
                              cudaStream_t stream);
 
 /// Fallback kernel (attention_forward_fallback.cu): any dk, dv <= kFallbackMaxDim, any dtype.

@@ -140,7 +140,6 @@ struct ForwardCase {
     int64_t window;
     int kvGroup;
     bool forceFallback;
-    int shape = 0;
 };
 
 std::ostream& operator<<(std::ostream& os, const ForwardCase& c) {
@@ -194,7 +193,6 @@ TEST_P(ForwardTest, MatchesCpuForward) {
     outputs.lse = dlse.as<float>();
     gc::ForwardConfig config;
     config.forceFallback = tc.forceFallback;
-    config.shape = tc.shape;
     const gc::ForwardPath path = gc::forwardPath(batch, config);
     ASSERT_EQ(path == gc::ForwardPath::TensorCore,
               !tc.forceFallback && tc.dtype != gc::DType::F32 && (d == 64 || d == 128));
@@ -290,25 +288,19 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardCase{"fox_f32_d256_N1337_fallback", 1, 1337, 256, gc::DType::F32, true, 0, 1, false},
         ForwardCase{"fox_bf16_d128_N1000_forced_fallback", 2, 1000, 128, gc::DType::BF16, true, 0,
                     1, true},
-        // Every CTA shape (ForwardConfig::shape; 0 above is the default).
-        ForwardCase{"fox_bf16_d64_N1337_shape2", 2, 1337, 64, gc::DType::BF16, true, 0, 1, false,
-                    2},
-        ForwardCase{"gatedfwa_f16_d128_N3001_w333_shape2", 2, 3001, 128, gc::DType::F16, true, 333,
-                    1, false, 2},
-        ForwardCase{"fox_bf16_d64_N1337_shape3", 2, 1337, 64, gc::DType::BF16, true, 0, 1, false,
-                    3},
-        ForwardCase{"gatedfwa_f16_d64_N4099_w333_shape3", 2, 4099, 64, gc::DType::F16, true, 333, 1,
-                    false, 3},
-        ForwardCase{"fox_gqa_bf16_d128_N2001_shape4", 4, 2001, 128, gc::DType::BF16, true, 0, 2,
-                    false, 4},
-        ForwardCase{"transformer_f16_d64_N2500_shape4", 2, 2500, 64, gc::DType::F16, false, 0, 1,
-                    false, 4},
-        ForwardCase{"gatedfwa_bf16_d64_N2001_w100_shape3", 2, 2001, 64, gc::DType::BF16, true, 100,
-                    1, false, 3},
-        ForwardCase{"transformer_bf16_d128_N1337_shape4", 2, 1337, 128, gc::DType::BF16, false, 0,
-                    1, false, 4},
-        ForwardCase{"gatedfwa_bf16_d128_N2500_w100_shape1", 3, 2500, 128, gc::DType::BF16, true,
-                    100, 1, false, 1}),
+        ForwardCase{"gatedfwa_f16_d128_N3001_w333", 2, 3001, 128, gc::DType::F16, true, 333, 1,
+                    false},
+        ForwardCase{"fox_bf16_d64_N3001", 2, 3001, 64, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"gatedfwa_f16_d64_N4099_w333", 2, 4099, 64, gc::DType::F16, true, 333, 1,
+                    false},
+        ForwardCase{"fox_gqa_bf16_d128_N2001", 4, 2001, 128, gc::DType::BF16, true, 0, 2, false},
+        ForwardCase{"transformer_f16_d64_N2500", 2, 2500, 64, gc::DType::F16, false, 0, 1, false},
+        ForwardCase{"gatedfwa_bf16_d64_N2001_w100", 2, 2001, 64, gc::DType::BF16, true, 100, 1,
+                    false},
+        ForwardCase{"transformer_bf16_d128_N2001", 2, 2001, 128, gc::DType::BF16, false, 0, 1,
+                    false},
+        ForwardCase{"gatedfwa_bf16_d128_N2500_w100", 3, 2500, 128, gc::DType::BF16, true, 100, 1,
+                    false}),
     [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------
@@ -402,8 +394,8 @@ TEST_F(CudaTest, TilesMatchCpuRecompute) {
         bool decay;
         int64_t window;
     };
-    for (const Setup& s : {Setup{1337, 64, true, 0}, Setup{4099, 128, true, 0},
-                           Setup{2001, 96, false, 0}, Setup{3001, 64, true, 300}}) {
+    for (const Setup& s : {Setup{1337, 64, true}, Setup{4099, 128, true}, Setup{2001, 96, false},
+                           Setup{3001, 64, true, 300}}) {
         const HeadData h = makeHead(s.n, s.d, s.decay, s.window, 77 + unsigned(s.n));
         DeviceHead dh(h);
         std::mt19937 rng(unsigned(s.n) * 3 + 1);
