@@ -106,6 +106,23 @@ std::string buildPyramid(const DeviceHeadFactors& head, MapKind kind, int finest
                          int coarsestLevel, float* const* maxOut, float* const* meanOut,
                          void* stream);
 
+/// How buildPyramids lays out a batch of heads: head h reads q + h * qHeadStride, k + (h /
+/// kvGroup) * kHeadStride, lse and logDecayCumsum + h * vecHeadStride (elements; 0 means n * row
+/// stride for q and k, n for the vectors).
+struct PyramidHeads {
+    int heads = 1;
+    int kvGroup = 1;
+    int64_t qHeadStride = 0, kHeadStride = 0, vecHeadStride = 0;
+};
+
+/// buildPyramid for a batch of heads in one launch per kernel (the grid spans the heads): `head`
+/// describes head 0, `batch` where the others are. maxOut[l - finestLevel] and
+/// meanOut[l - finestLevel] receive heads x S_l x S_l floats, head h at h * S_l^2. Scratch:
+/// 8 x heads x (S_finest^2 + S_(finest+1)^2) bytes, stream-ordered.
+std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& batch, MapKind kind,
+                          int finestLevel, int coarsestLevel, float* const* maxOut,
+                          float* const* meanOut, void* stream);
+
 /// Number of CUDA devices visible (0 when there is none or the driver is missing).
 int deviceCount();
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cuda/attention_cuda.h"
 #include "kernels/cuda/cuda_common.cuh"
@@ -31,7 +32,22 @@ struct Factors {
     int64_t n, window;
     int dk;
     float scale;
+    // Batched heads (pyramidKernel): head h reads q + h * qHead, k + (h / kvGroup) * kHead and
+    // c, lse + h * vecHead.
+    int64_t qHead, kHead, vecHead;
+    int kvGroup;
 };
+
+// Head `h`'s factors of a batch.
+template <class T>
+__device__ __forceinline__ Factors headOf(const Factors& f, int h) {
+    Factors g = f;
+    if (f.q) g.q = static_cast<const T*>(f.q) + h * f.qHead;
+    if (f.k) g.k = static_cast<const T*>(f.k) + (h / f.kvGroup) * f.kHead;
+    if (f.c) g.c = f.c + h * f.vecHead;
+    if (f.lse) g.lse = f.lse + h * f.vecHead;
+    return g;
+}
 
 __device__ __forceinline__ bool allowed(const Factors& f, int64_t i, int64_t j) {
     return i >= 0 && j >= 0 && i < f.n && j < f.n && j <= i && (f.window <= 0 || j > i - f.window);
@@ -95,6 +111,85 @@ __device__ void blockValues(const Factors& f, MapKind kind, int64_t r0, int64_t 
     __syncthreads();
 }
 
+// blockValues for 16-bit q and k on tensor cores (mma.sync m16n8k16, fp32 accumulation): the
+// products of 16-bit values are exact in fp32, so dots differ from the FMA path only in summation
+// order. Each of the 8 warps owns a 16 x 32 slice of the block. Stages kDChunk channels of q and
+// k as 16-bit values in `stage` (rows padded to kMmaRow halves: conflict-free fragment loads).
+constexpr int kMmaRow = kDChunk + 8;
+
+// d += a b, one m16n8k16 tile with fp32 accumulation (PTX mma.sync; traps below sm_80, where the
+// host never launches it: see buildPyramids).
+template <class T>
+__device__ __forceinline__ void mmaTile(float* d, const uint32_t* a, uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    __trap();
+#else
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    } else {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+#endif
+}
+
+template <class T>
+__device__ void blockValuesMma(const Factors& f, MapKind kind, int64_t r0, int64_t c0, float* stage,
+                               float (*vals)[kEdge + 1]) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, tig = lane % 4;
+    const int rt = warp / 2, ct0 = (warp % 2) * 4;
+    float acc[4][4] = {};
+    if (kind != MapKind::Decay) {
+        uint16_t(*sq)[kMmaRow] = reinterpret_cast<uint16_t(*)[kMmaRow]>(stage);
+        uint16_t(*sk)[kMmaRow] = sq + kEdge;
+        const uint16_t* q = static_cast<const uint16_t*>(f.q);
+        const uint16_t* k = static_cast<const uint16_t*>(f.k);
+        auto pair = [](const uint16_t* p) { return *reinterpret_cast<const uint32_t*>(p); };
+        for (int d0 = 0; d0 < f.dk; d0 += kDChunk) {
+            __syncthreads();
+            for (int idx = threadIdx.x; idx < kEdge * kDChunk; idx += kThreads) {
+                const int r = idx / kDChunk, d = idx % kDChunk;
+                const int64_t i = r0 + r, j = c0 + r;
+                const bool inD = d0 + d < f.dk;
+                sq[r][d] = inD && i >= 0 && i < f.n ? q[i * f.qRow + d0 + d] : uint16_t{0};
+                sk[r][d] = inD && j >= 0 && j < f.n ? k[j * f.kRow + d0 + d] : uint16_t{0};
+            }
+            __syncthreads();
+#pragma unroll
+            for (int ks = 0; ks < kDChunk; ks += 16) {
+                uint32_t a[4];
+                a[0] = pair(&sq[rt * 16 + g][ks + 2 * tig]);
+                a[1] = pair(&sq[rt * 16 + g + 8][ks + 2 * tig]);
+                a[2] = pair(&sq[rt * 16 + g][ks + 8 + 2 * tig]);
+                a[3] = pair(&sq[rt * 16 + g + 8][ks + 8 + 2 * tig]);
+#pragma unroll
+                for (int t = 0; t < 4; ++t) {
+                    const int col = (ct0 + t) * 8 + g;
+                    mmaTile<T>(acc[t], a, pair(&sk[col][ks + 2 * tig]),
+                               pair(&sk[col][ks + 8 + 2 * tig]));
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+        const int r = rt * 16 + g, cc = (ct0 + t) * 8 + 2 * tig;
+        vals[r][cc] = cellValue(f, kind, r0 + r, c0 + cc, acc[t][0]);
+        vals[r][cc + 1] = cellValue(f, kind, r0 + r, c0 + cc + 1, acc[t][1]);
+        vals[r + 8][cc] = cellValue(f, kind, r0 + r + 8, c0 + cc, acc[t][2]);
+        vals[r + 8][cc + 1] = cellValue(f, kind, r0 + r + 8, c0 + cc + 1, acc[t][3]);
+    }
+    __syncthreads();
+}
+
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     tileKernel(Factors f, MapKind kind, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
@@ -110,17 +205,25 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // Finest-level cells: sum (double) and max (float bits, values >= 0, so integer order is float
-// order). Each CTA reduces one 64 x 64 block of the band into its cells.
-template <class T>
+// order). Each CTA reduces one 64 x 64 block of the band into its cells; blockIdx.z is the head
+// (its cells at sum, maxGrid + head * side^2).
+template <class T, bool Mma>
 __global__ void __launch_bounds__(kThreads)
-    pyramidKernel(Factors f, MapKind kind, int level, int64_t side, double* sum, float* maxGrid) {
+    pyramidKernel(Factors batch, MapKind kind, int level, int64_t side, double* sum,
+                  float* maxGrid) {
     const int64_t br = int64_t(blockIdx.y) * kEdge, bc = int64_t(blockIdx.x) * kEdge;
     // Skip blocks with no allowed cell: above the diagonal or left of the window band.
     if (bc > br + kEdge - 1) return;
-    if (f.window > 0 && bc + kEdge - 1 < br - f.window + 1) return;
+    if (batch.window > 0 && bc + kEdge - 1 < br - batch.window + 1) return;
+    const Factors f = headOf<T>(batch, blockIdx.z);
+    sum += int64_t(blockIdx.z) * side * side;
+    maxGrid += int64_t(blockIdx.z) * side * side;
     __shared__ float stage[2 * kEdge * (kDChunk + 1)];
     __shared__ float vals[kEdge][kEdge + 1];
-    blockValues<T>(f, kind, br, bc, stage, vals);
+    if constexpr (Mma)
+        blockValuesMma<T>(f, kind, br, bc, stage, vals);
+    else
+        blockValues<T>(f, kind, br, bc, stage, vals);
 
     const int cs = 1 << min(level, 30);
     if (cs == 1) {
@@ -196,24 +299,83 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// Finest cells of the decay map exp(c_i - c_j) straight from c, one thread per cell (heads x side
+// x side): a cell whose cs x cs token pairs are all allowed is separable, sum = sum_i exp(c_i - M)
+// * sum_j exp(m - c_j) * exp(M - m) and max = exp(M - m) (M = max c_i over its rows, m = min c_j
+// over its columns); cells on the diagonal or the window's edge sum their allowed pairs one by
+// one. O(side^2 cs) work instead of O(n^2), no q.k.
+__global__ void decayCellsKernel(Factors f, int level, int64_t side, int heads, double* sum,
+                                 float* maxGrid) {
+    const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (idx >= heads * side * side) return;
+    const int64_t head = idx / (side * side), cell = idx % (side * side);
+    const int64_t R = cell / side, C = cell % side;
+    const float* c = f.c ? f.c + head * f.vecHead : nullptr;
+    const int64_t i0 = R << level, i1 = min((R + 1) << level, f.n);
+    const int64_t j0 = C << level, j1 = min((C + 1) << level, f.n);
+    double total = 0.0;
+    float mx = 0.f;
+    const bool outside = C > R || (f.window > 0 && j1 - 1 < i0 - f.window + 1);
+    const bool full = C < R && (f.window <= 0 || j0 >= i1 - f.window);
+    if (outside) {
+    } else if (full) {
+        if (!c) {
+            total = double(i1 - i0) * double(j1 - j0);
+            mx = 1.f;
+        } else {
+            float hi = c[i0], lo = c[j0];
+            for (int64_t i = i0 + 1; i < i1; ++i)
+                hi = fmaxf(hi, c[i]);
+            for (int64_t j = j0 + 1; j < j1; ++j)
+                lo = fminf(lo, c[j]);
+            float a = 0.f, b = 0.f;
+            for (int64_t i = i0; i < i1; ++i)
+                a += expf(c[i] - hi);
+            for (int64_t j = j0; j < j1; ++j)
+                b += expf(lo - c[j]);
+            mx = expf(hi - lo);
+            total = double(a) * double(b) * double(mx);
+        }
+    } else {
+        for (int64_t i = i0; i < i1; ++i) {
+            float row = 0.f;
+            for (int64_t j = j0; j < j1; ++j) {
+                if (j > i || (f.window > 0 && j <= i - f.window)) continue;
+                const float v = c ? expf(c[i] - c[j]) : 1.f;
+                row += v;
+                mx = fmaxf(mx, v);
+            }
+            total += row;
+        }
+    }
+    sum[idx] = total;
+    maxGrid[idx] = mx;
+}
+
 __device__ __forceinline__ int64_t extent(int64_t r, int level, int64_t n) {
     const int64_t begin = r << level;
     return min((r + 1) << level, n) - begin;
 }
 
-__global__ void meanKernel(const double* sum, int64_t side, int level, int64_t n, float* mean) {
+// Both kernels below run over `heads` levels stored one after another (head h at h * side^2).
+__global__ void meanKernel(const double* sum, int64_t side, int level, int64_t n, int heads,
+                           float* mean) {
     const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= side * side) return;
-    const int64_t r = idx / side, c = idx % side;
+    if (idx >= heads * side * side) return;
+    const int64_t cell = idx % (side * side);
+    const int64_t r = cell / side, c = cell % side;
     mean[idx] = static_cast<float>(sum[idx] / (static_cast<double>(extent(r, level, n)) *
                                                static_cast<double>(extent(c, level, n))));
 }
 
 __global__ void coarsenKernel(const double* sum, const float* maxGrid, int64_t side, double* upSum,
-                              float* upMax, int64_t upSide) {
+                              float* upMax, int64_t upSide, int heads) {
     const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= upSide * upSide) return;
-    const int64_t r = idx / upSide, c = idx % upSide;
+    if (idx >= heads * upSide * upSide) return;
+    const int64_t head = idx / (upSide * upSide), cell = idx % (upSide * upSide);
+    const int64_t r = cell / upSide, c = cell % upSide;
+    sum += head * side * side;
+    maxGrid += head * side * side;
     double s = 0.0;
     float m = 0.f;
     for (int y = 0; y < 2; ++y)
@@ -240,6 +402,8 @@ Factors toFactors(const DeviceHeadFactors& h) {
     f.window = h.window;
     f.dk = h.dk;
     f.scale = h.scale;
+    f.qHead = f.kHead = f.vecHead = 0;
+    f.kvGroup = 1;
     return f;
 }
 
@@ -279,46 +443,78 @@ int64_t pyramidSide(int64_t n, int level) {
 std::string buildPyramid(const DeviceHeadFactors& head, MapKind kind, int finestLevel,
                          int coarsestLevel, float* const* maxOut, float* const* meanOut,
                          void* stream) {
+    return buildPyramids(head, PyramidHeads{}, kind, finestLevel, coarsestLevel, maxOut, meanOut,
+                         stream);
+}
+
+std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& batch, MapKind kind,
+                          int finestLevel, int coarsestLevel, float* const* maxOut,
+                          float* const* meanOut, void* stream) {
     if (kind == MapKind::Logit) return "buildPyramid: no pyramid of the logit map";
     if (std::string e = checkFactors(head, kind); !e.empty()) return "buildPyramid: " + e;
     if (finestLevel < 0 || coarsestLevel < finestLevel || coarsestLevel > 62)
         return "buildPyramid: bad level range";
+    if (batch.heads < 1 || batch.heads > 65535 || batch.kvGroup < 1)
+        return "buildPyramid: bad head batch";
     const int64_t n = head.n;
     if (n == 0) return {};
     const int64_t blocks = (n + kEdge - 1) / kEdge;
     if (blocks > 65535) return "buildPyramid: n over 4M tokens";
+    const int heads = batch.heads;
     const cudaStream_t s = asStream(stream);
     const int64_t side = pyramidSide(n, finestLevel);
     const int64_t upSide = pyramidSide(n, finestLevel + 1);
     double* sums = nullptr;
-    const size_t bytes = sizeof(double) * size_t(side * side + upSide * upSide);
+    const size_t bytes = sizeof(double) * size_t(heads) * size_t(side * side + upSide * upSide);
     cudaError_t error = cudaMallocAsync(reinterpret_cast<void**>(&sums), bytes, s);
     if (error != cudaSuccess) return detail::cudaMessage(error, "buildPyramid scratch");
     double* cur = sums;
-    double* next = sums + side * side;
+    double* next = sums + heads * side * side;
     std::string result;
     auto check = [&](const char* what) {
         if (result.empty()) result = lastLaunchError(what);
         return result.empty();
     };
-    cudaMemsetAsync(cur, 0, sizeof(double) * side * side, s);
-    cudaMemsetAsync(maxOut[0], 0, sizeof(float) * side * side, s);
-    const Factors f = toFactors(head);
-    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(blocks));
-    detail::withElementType(head.dtype, [&](auto tag) {
-        pyramidKernel<decltype(tag)>
-            <<<grid, kThreads, 0, s>>>(f, kind, finestLevel, side, cur, maxOut[0]);
-        return 0;
-    });
+    cudaMemsetAsync(cur, 0, sizeof(double) * heads * side * side, s);
+    cudaMemsetAsync(maxOut[0], 0, sizeof(float) * heads * side * side, s);
+    Factors f = toFactors(head);
+    f.qHead = batch.qHeadStride ? batch.qHeadStride : n * f.qRow;
+    f.kHead = batch.kHeadStride ? batch.kHeadStride : n * f.kRow;
+    f.vecHead = batch.vecHeadStride ? batch.vecHeadStride : n;
+    f.kvGroup = batch.kvGroup;
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(blocks),
+                    static_cast<unsigned>(heads));
+    if (kind == MapKind::Decay) {
+        decayCellsKernel<<<blocksFor(heads * side * side, 256), 256, 0, s>>>(f, finestLevel, side,
+                                                                             heads, cur, maxOut[0]);
+    } else {
+        detail::withElementType(head.dtype, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (!std::is_same_v<T, float>) {
+                // Tensor cores where the build has sm_80+ code for this device.
+                cudaFuncAttributes attributes{};
+                if (cudaFuncGetAttributes(&attributes, pyramidKernel<T, true>) == cudaSuccess &&
+                    attributes.ptxVersion >= 80) {
+                    pyramidKernel<T, true>
+                        <<<grid, kThreads, 0, s>>>(f, kind, finestLevel, side, cur, maxOut[0]);
+                    return 0;
+                }
+                cudaGetLastError();
+            }
+            pyramidKernel<T, false>
+                <<<grid, kThreads, 0, s>>>(f, kind, finestLevel, side, cur, maxOut[0]);
+            return 0;
+        });
+    }
     int64_t levelSide = side;
     for (int level = finestLevel; check("buildPyramid reduce"); ++level) {
         const int idx = level - finestLevel;
-        meanKernel<<<blocksFor(levelSide * levelSide, 256), 256, 0, s>>>(cur, levelSide, level, n,
-                                                                         meanOut[idx]);
+        meanKernel<<<blocksFor(heads * levelSide * levelSide, 256), 256, 0, s>>>(
+            cur, levelSide, level, n, heads, meanOut[idx]);
         if (!check("buildPyramid mean") || level == coarsestLevel) break;
         const int64_t up = pyramidSide(n, level + 1);
-        coarsenKernel<<<blocksFor(up * up, 256), 256, 0, s>>>(cur, maxOut[idx], levelSide, next,
-                                                              maxOut[idx + 1], up);
+        coarsenKernel<<<blocksFor(heads * up * up, 256), 256, 0, s>>>(
+            cur, maxOut[idx], levelSide, next, maxOut[idx + 1], up, heads);
         std::swap(cur, next);
         levelSide = up;
     }
