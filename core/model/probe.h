@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,22 @@ struct LayerAttention {
     nlohmann::json extras = nlohmann::json::object();  ///< architecture scalars (p, softcap, ...)
 };
 
+/// One array of a layer left on the GPU (see Probe::takesDeviceArrays): device pointer,
+/// contiguous row-major, float32 or bfloat16 (bf16 arrays hold exactly the values of the float32
+/// array the host path would record; widening them to float32 is exact).
+struct DeviceArray {
+    std::vector<int64_t> shape;
+    const void* data = nullptr;
+    bool bf16 = false;
+
+    int64_t numel() const {
+        int64_t count = 1;
+        for (int64_t d : shape)
+            count *= d;
+        return count;
+    }
+};
+
 /// The additive-decay factors of a layer while they are still on the GPU (forward on CUDA), so
 /// that pyramids can be built there without a round trip. Device pointers, float32, contiguous:
 /// q [heads, n, dk], k [kvHeads, n, dk] (query head h reads kv head h / (heads / kvHeads)),
@@ -40,6 +58,9 @@ struct DeviceFactors {
     const float* k = nullptr;
     const float* lse = nullptr;
     const float* logDecayCumsum = nullptr;
+    /// Only when the probe takes device arrays: what LayerRecord::factors would hold, by the same
+    /// names, plus "log_retention" for LayerRecord::logRetention; those host fields stay empty.
+    std::map<std::string, DeviceArray> arrays;
     std::shared_ptr<const void> owner;
 };
 
@@ -65,6 +86,13 @@ public:
     virtual ~Probe() = default;
     /// Layers not wanted are not copied out of the model.
     virtual bool wantsLayer(int layer) const { return true; }
+    /// Factors not wanted (by LayerRecord::factors name) are not copied to the host. Models may
+    /// still record them; a probe must not rely on their absence.
+    virtual bool wantsFactor(std::string_view name) const { return true; }
+    /// True: layers that run on CUDA may leave their factors and gates on the GPU
+    /// (DeviceFactors::arrays) instead of copying them to LayerRecord::factors / logRetention;
+    /// the probe copies what it needs. Layers without device support still fill the host fields.
+    virtual bool takesDeviceArrays() const { return false; }
     virtual void onLayer(LayerRecord&& record) = 0;
 };
 

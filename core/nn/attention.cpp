@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/nn/model_error.h"
+#include "core/nn/tensor_convert.h"
 #include "kernels/cpu/attention_forward.h"
 #ifdef GATESCOPE_HAS_CUDA
 #include "kernels/cuda/attention_cuda.h"
@@ -69,6 +70,11 @@ struct DeviceFactorTensors {
     torch::Tensor q, k, lse, logDecayCumsum;
 };
 
+struct DeviceArrayTensors {
+    std::shared_ptr<const void> previous;
+    std::vector<torch::Tensor> arrays;
+};
+
 }  // namespace
 
 AttentionOutput additiveDecayAttention(const torch::Tensor& q, const torch::Tensor& k,
@@ -131,6 +137,40 @@ void attachDeviceFactors(LayerRecord& record, const torch::Tensor& q, const torc
         factors->logDecayCumsum = tensors->logDecayCumsum.data_ptr<float>();
     factors->owner = tensors;
     record.deviceFactors = std::move(factors);
+}
+
+void recordFactors(LayerRecord& record, const Probe& probe,
+                   const std::vector<std::pair<std::string, torch::Tensor>>& factors,
+                   const torch::Tensor& logRetention) {
+    const bool onDevice =
+        probe.takesDeviceArrays() && !factors.empty() && factors.front().second.is_cuda();
+    if (!onDevice) {
+        for (const auto& [name, tensor] : factors) {
+            if (probe.wantsFactor(name)) record.factors[name] = toFloatArray(tensor);
+        }
+        if (logRetention.defined()) record.logRetention = toFloatArray(logRetention);
+        return;
+    }
+    auto device = record.deviceFactors ? std::make_shared<DeviceFactors>(*record.deviceFactors)
+                                       : std::make_shared<DeviceFactors>();
+    auto tensors = std::make_shared<DeviceArrayTensors>();
+    tensors->previous = device->owner;
+    auto add = [&](const std::string& name, const torch::Tensor& tensor) {
+        const bool bf16 = tensor.scalar_type() == torch::kBFloat16;
+        auto kept = (bf16 ? tensor : tensor.to(torch::kFloat32)).contiguous();
+        DeviceArray array;
+        array.shape = kept.sizes().vec();
+        array.data = kept.data_ptr();
+        array.bf16 = bf16;
+        device->arrays[name] = std::move(array);
+        tensors->arrays.push_back(std::move(kept));
+    };
+    for (const auto& [name, tensor] : factors) {
+        if (probe.wantsFactor(name)) add(name, tensor);
+    }
+    if (logRetention.defined()) add("log_retention", logRetention);
+    device->owner = tensors;
+    record.deviceFactors = std::move(device);
 }
 
 }  // namespace gatescope::core

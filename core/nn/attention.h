@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/model/probe.h"
 #include "core/torch_pch.h"
@@ -31,5 +34,15 @@ AttentionOutput additiveDecayAttention(const torch::Tensor& q, const torch::Tens
 /// record, so the trace can build pyramids on the GPU. No-op for CPU tensors.
 void attachDeviceFactors(LayerRecord& record, const torch::Tensor& q, const torch::Tensor& k,
                          const torch::Tensor& lse, const torch::Tensor& logDecayCumsum);
+
+/// Records a layer's named factors ([H, N, ...]) and its log retention ([H, N, C], may be
+/// undefined) for `probe`: factors the probe does not want are skipped; the rest become host
+/// float32 arrays (LayerRecord::factors, logRetention), or, when the probe takes device arrays and
+/// the tensors are on CUDA, stay on the GPU in record.deviceFactors->arrays (float32, or bfloat16
+/// for bf16 tensors, whose float32 values are the same), kept alive by the record. Call after
+/// attachDeviceFactors.
+void recordFactors(LayerRecord& record, const Probe& probe,
+                   const std::vector<std::pair<std::string, torch::Tensor>>& factors,
+                   const torch::Tensor& logRetention);
 
 }  // namespace gatescope::core

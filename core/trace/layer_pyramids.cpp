@@ -110,7 +110,6 @@ Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLeve
         meanPtrs.push_back(meanLevels.back().data_ptr<float>());
     }
     const int group = std::max(1, f.heads / std::max(1, f.kvHeads));
-    std::vector<float> tile(kernels::kPyramidTile * kernels::kPyramidTile);
     for (int head = 0; head < rec.attention.heads; ++head) {
         if (!heads.empty() && !heads.count(head)) continue;
         if (m_cancel && m_cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
@@ -141,26 +140,12 @@ Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLeve
                 const int64_t side = maxLevels[i].size(0);
                 const auto hostMax = maxLevels[i].cpu();
                 const auto hostMean = meanLevels[i].cpu();
-                const int64_t tiles = (side + kernels::kPyramidTile - 1) / kernels::kPyramidTile;
-                for (int64_t tr = 0; tr < tiles; ++tr) {
-                    for (int64_t tc = 0; tc <= tr; ++tc) {
-                        for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
-                            const float* src =
-                                (pool == data::Pool::Max ? hostMax : hostMean).data_ptr<float>();
-                            std::fill(tile.begin(), tile.end(), 0.0f);
-                            const int64_t r0 = tr * kernels::kPyramidTile;
-                            const int64_t c0 = tc * kernels::kPyramidTile;
-                            const int64_t rows = std::min(kernels::kPyramidTile, side - r0);
-                            const int64_t cols = std::min(kernels::kPyramidTile, side - c0);
-                            for (int64_t r = 0; r < rows; ++r) {
-                                std::copy_n(src + (r0 + r) * side + c0, cols,
-                                            tile.data() + r * kernels::kPyramidTile);
-                            }
-                            auto st = m_writer.writePyramidTile(rec.layer, map, pool, level, head,
-                                                                tr, tc, tile.data());
-                            if (!st) return st;
-                        }
-                    }
+                for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
+                    const float* src =
+                        (pool == data::Pool::Max ? hostMax : hostMean).data_ptr<float>();
+                    if (auto st = writeLevelTiles(rec.layer, map, pool, level, head, src, side);
+                        !st)
+                        return st;
                 }
             }
         }

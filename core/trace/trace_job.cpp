@@ -70,7 +70,12 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     run.threads = request.threads;
     run.cancelled = [&] { return (cancel && cancel->load()) || recorder.failure().has_value(); };
     auto result = (*model)->forward(input->ids, {}, run, &recorder);
-    if (recorder.failure()) return *recorder.failure();
+    // Layers of a GPU forward may still be on their way to the file (the recorder's writer
+    // thread); a failed forward drops them with the recorder.
+    if (result) {
+        if (auto st = recorder.finish(); !st) return st.error();
+    }
+    if (auto failure = recorder.failure()) return *failure;
     if (!result) return result.error();
 
     report(0.97, "writing", n);

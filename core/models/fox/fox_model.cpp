@@ -84,7 +84,7 @@ private:
             LayerRecord rec;
             if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
             x = block(weights.layers[l], l, x, cos, sin, precision, options,
-                      record ? &rec : nullptr);
+                      record ? &rec : nullptr, probe);
             if (record) probe->onLayer(std::move(rec));
         }
         ForwardResult result;
@@ -99,8 +99,8 @@ private:
 
     torch::Tensor block(const FoxLayerWeights& w, int l, const torch::Tensor& x,
                         const torch::Tensor& cos, const torch::Tensor& sin,
-                        const Precision& precision, const RunOptions& options,
-                        LayerRecord* rec) const {
+                        const Precision& precision, const RunOptions& options, LayerRecord* rec,
+                        const Probe* probe) const {
         const auto& c = m_config;
         const int64_t n = x.size(0), h = c.heads, hd = c.headDim;
         const auto act = precision.activation();
@@ -177,15 +177,19 @@ private:
             rec->attention.headDim = rec->attention.valueDim = static_cast<int>(hd);
             rec->attention.scale = scale;
             rec->attention.hasDecay = cumsum.defined();
-            rec->factors["q"] = toFloatArray(qh);
-            rec->factors["k"] = toFloatArray(kh);
-            rec->factors["v"] = toFloatArray(vh);
-            rec->factors["lse"] = toFloatArray(attention.lse);
-            if (cumsum.defined()) {
-                rec->factors["log_decay_cumsum"] = toFloatArray(cumsum);
-                rec->logRetention = toFloatArray(logForget.unsqueeze(-1));
-            }
             attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
+            // q and k in their own dtype: bf16 ones go to the probe as bf16 (exact, half the
+            // bytes to copy); the host path widens them to the same float32 values as qh, kh.
+            std::vector<std::pair<std::string, torch::Tensor>> factors{{"q", q.permute({1, 0, 2})},
+                                                                       {"k", k.permute({1, 0, 2})},
+                                                                       {"v", vh},
+                                                                       {"lse", attention.lse}};
+            torch::Tensor logRetention;
+            if (cumsum.defined()) {
+                factors.emplace_back("log_decay_cumsum", cumsum);
+                logRetention = logForget.unsqueeze(-1);
+            }
+            recordFactors(*rec, *probe, factors, logRetention);
         }
         return out;
     }
