@@ -1,5 +1,7 @@
 #include "core/models/gsa/gsa_layer.h"
 
+#include "core/models/gsa/gsa_torch_op.h"
+
 #include "core/nn/model_error.h"
 #include "core/nn/tensor_convert.h"
 #include "kernels/cpu/gsa_forward.h"
@@ -45,6 +47,58 @@ torch::Tensor headMajor(const torch::Tensor& x) {
     return x.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
 }
 
+/// The slot-attention op on the CPU kernel; the record-only outputs are undefined unless `record`.
+GsaTorchOutput gsaOnCpu(const torch::Tensor& qh, const torch::Tensor& kh, const torch::Tensor& vh,
+                        const torch::Tensor& logForgetH, const torch::Tensor& writeH,
+                        const Precision& precision, int threads, bool record) {
+    const int64_t h = qh.size(0), n = qh.size(1), hkv = kh.size(0), m = logForgetH.size(2);
+    auto opts = torch::TensorOptions().dtype(torch::kFloat32);
+    GsaTorchOutput r;
+    r.out = torch::empty({h, n, vh.size(2)}, opts);
+    kernels::GsaForwardInput input;
+    input.n = n;
+    input.heads = static_cast<int>(h);
+    input.kvHeads = static_cast<int>(hkv);
+    input.dk = static_cast<int>(qh.size(2));
+    input.dv = static_cast<int>(vh.size(2));
+    input.slots = static_cast<int>(m);
+    input.q = qh.data_ptr<float>();
+    input.k = kh.data_ptr<float>();
+    input.v = vh.data_ptr<float>();
+    input.logForget = logForgetH.data_ptr<float>();
+    input.write = writeH.data_ptr<float>();
+    input.scale = 1.0f;  // the model passes scale=1, not the op's default 1/sqrt(dk)
+    kernels::GsaForwardOutput output;
+    output.out = r.out.data_ptr<float>();
+    if (record) {
+        r.slotScores = torch::empty({h, n, m}, opts);
+        r.slotProbs = torch::empty({h, n, m}, opts);
+        r.lse = torch::empty({h, n}, opts);
+        r.logForgetCumsum = torch::empty({hkv, n, m}, opts);
+        output.slotScores = r.slotScores.data_ptr<float>();
+        output.slotProbs = r.slotProbs.data_ptr<float>();
+        output.lse = r.lse.data_ptr<float>();
+        output.logForgetCumsum = r.logForgetCumsum.data_ptr<float>();
+    }
+    kernels::GsaForwardOptions options;
+    options.chunkSize = kChunkSize;
+    options.threads = threads;
+    options.roundProbsToBf16 = precision.bf16;
+    if (!kernels::gsaForward(input, output, options)) {
+        throwModelError(ErrorKind::Internal, "GSA kernel rejected the layer's sizes");
+    }
+    return r;
+}
+
+/// The same op with LibTorch ops on the tensors' device (CUDA: no custom GSA kernel exists).
+GsaTorchOutput gsaOnDevice(const torch::Tensor& qh, const torch::Tensor& kh,
+                           const torch::Tensor& vh, const torch::Tensor& logForgetH,
+                           const torch::Tensor& writeH, const Precision& precision, bool record) {
+    auto r = gsaForwardTorch(qh, kh, vh, logForgetH, writeH, 1.0, kChunkSize, precision.bf16);
+    if (!record) r.slotScores = r.slotProbs = r.lse = r.logForgetCumsum = torch::Tensor();
+    return r;
+}
+
 }  // namespace
 
 torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
@@ -74,50 +128,12 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
 
     auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
     auto logForgetH = headMajor(logForget), writeH = headMajor(write);
-    // No GPU kernel for the slot recurrence yet: on CUDA its inputs come to the CPU kernel and
-    // its output goes back (O(N d) each way); the model's attentionPath says so.
     const auto device = normed.device();
-    if (device.is_cuda()) {
-        for (auto* t : {&qh, &kh, &vh, &logForgetH, &writeH})
-            *t = t->cpu();
-    }
-    auto opts = torch::TensorOptions().dtype(torch::kFloat32);
-    auto out = torch::empty({h, n, dv}, opts);
-    torch::Tensor scores, probs, lse, cumsum;
-    kernels::GsaForwardInput input;
-    input.n = n;
-    input.heads = static_cast<int>(h);
-    input.kvHeads = static_cast<int>(hkv);
-    input.dk = static_cast<int>(dk);
-    input.dv = static_cast<int>(dv);
-    input.slots = static_cast<int>(m);
-    input.q = qh.data_ptr<float>();
-    input.k = kh.data_ptr<float>();
-    input.v = vh.data_ptr<float>();
-    input.logForget = logForgetH.data_ptr<float>();
-    input.write = writeH.data_ptr<float>();
-    input.scale = 1.0f;  // the model passes scale=1, not the op's default 1/sqrt(dk)
-    kernels::GsaForwardOutput output;
-    output.out = out.data_ptr<float>();
-    if (rec) {
-        scores = torch::empty({h, n, m}, opts);
-        probs = torch::empty({h, n, m}, opts);
-        lse = torch::empty({h, n}, opts);
-        cumsum = torch::empty({hkv, n, m}, opts);
-        output.slotScores = scores.data_ptr<float>();
-        output.slotProbs = probs.data_ptr<float>();
-        output.lse = lse.data_ptr<float>();
-        output.logForgetCumsum = cumsum.data_ptr<float>();
-    }
-    kernels::GsaForwardOptions options;
-    options.chunkSize = kChunkSize;
-    options.threads = threads;
-    options.roundProbsToBf16 = precision.bf16;
-    if (!kernels::gsaForward(input, output, options)) {
-        throwModelError(ErrorKind::Internal, "GSA kernel rejected the layer's sizes");
-    }
-
-    auto o = out.to(device).to(act).permute({1, 0, 2}).reshape({n, h * dv});
+    const auto [out, scores, probs, lse, cumsum] =
+        device.is_cuda()
+            ? gsaOnDevice(qh, kh, vh, logForgetH, writeH, precision, rec != nullptr)
+            : gsaOnCpu(qh, kh, vh, logForgetH, writeH, precision, threads, rec != nullptr);
+    auto o = out.to(act).permute({1, 0, 2}).reshape({n, h * dv});
     o = rmsNorm(torch::silu(o), w.gNorm, kOutputNormEps, act);
     auto y = w.o(o, precision).to(torch::kFloat32);
 

@@ -31,9 +31,9 @@ std::unique_ptr<Model> loadGsaModel(std::shared_ptr<const Checkpoint> checkpoint
     arch.headDim = config.headKDim;
     arch.mix = &gsaAttention;
     arch.move = &moveWeights;
-    // On CUDA everything but the attention op (no GPU kernel yet) runs on the GPU.
+    // On CUDA the slot-attention op runs as chunked LibTorch ops (gsa_torch_op.h).
     arch.cpuPath = "cpu-chunked-gsa";
-    arch.cudaPath = "cuda+cpu-chunked-gsa (GSA op on CPU)";
+    arch.cudaPath = "cuda-torch-chunked-gsa";
     return std::make_unique<FlaModel<GsaConfig, GsaWeights>>(std::move(config), std::move(weights),
                                                              checkpoint->modelType(), arch);
 }
