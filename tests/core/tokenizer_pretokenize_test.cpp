@@ -71,8 +71,11 @@ TEST(TokenizerPreTokenize, UnicodeClasses) {
 TEST(TokenizerPreTokenize, ClassifiesCodePoints) {
     EXPECT_EQ(classifyCodePoint(U'A'), CharClass::Letter);
     EXPECT_EQ(classifyCodePoint(U'\u00E9'), CharClass::Letter);
-    EXPECT_EQ(classifyCodePoint(U'\u0663'), CharClass::Number);  // Arabic-Indic three
-    EXPECT_EQ(classifyCodePoint(U'\u3000'), CharClass::Space);   // ideographic space
+    // Arabic-Indic three: a number (Nd) by ICU's tables; glibc's classes (builds without ICU)
+    // file it under alpha.
+    EXPECT_EQ(classifyCodePoint(U'\u0663'),
+              unicodeClassesFromIcu() ? CharClass::Number : CharClass::Letter);
+    EXPECT_EQ(classifyCodePoint(U'\u3000'), CharClass::Space);  // ideographic space
     EXPECT_EQ(classifyCodePoint(U'\u2028'), CharClass::Space);
     EXPECT_EQ(classifyCodePoint(U'\u20AC'), CharClass::Other);
     EXPECT_EQ(classifyCodePoint(U'_'), CharClass::Other);
