@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: evidence for the core_tests crash (docs/gpu.md, "Known open problem"). The
+# On the GPU machine: evidence for the core_tests crash (docs/gpu.md: two C++ runtimes). The
 # NEEDED entries of core_tests and of the CLI, who loads Open MPI, the HDF5 include folders of the
 # build, whether the binaries carry their own (static) libstdc++; then one CPU-only test under the
 # crash backtrace aid.
