@@ -22,87 +22,14 @@
 #include "kernels/cpu/pyramid_builder.h"
 #include "kernels/cpu/tile_recompute.h"
 #include "kernels/cuda/attention_cuda.h"
+#include "tests/cuda/cuda_test_support.h"
 
 namespace gk = gatescope::kernels;
 namespace gc = gatescope::kernels::cuda;
 
 namespace {
 
-#define CUDA_OK(expr)                                                          \
-    do {                                                                       \
-        const cudaError_t _e = (expr);                                         \
-        ASSERT_EQ(_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(_e); \
-    } while (0)
-
-/// Owning device buffer.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    explicit DeviceBuffer(size_t size) : bytes(size) {
-        if (cudaMalloc(&ptr, std::max<size_t>(size, 1)) != cudaSuccess) ptr = nullptr;
-    }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    template <class T>
-    T* as() const {
-        return static_cast<T*>(ptr);
-    }
-    void poison() const { cudaMemset(ptr, 0xFF, bytes); }  // NaN in f32, f16 and bf16
-};
-
-size_t elementSize(gc::DType t) {
-    return t == gc::DType::F32 ? 4 : 2;
-}
-
-/// Rounds x to dtype and returns the rounded value as float (what the GPU will read) and the
-/// encoded bits in `raw`.
-std::vector<float> roundTo(gc::DType t, const std::vector<float>& x, std::vector<uint8_t>& raw) {
-    std::vector<float> rounded(x.size());
-    raw.resize(x.size() * elementSize(t));
-    for (size_t i = 0; i < x.size(); ++i) {
-        if (t == gc::DType::F32) {
-            rounded[i] = x[i];
-            std::memcpy(raw.data() + 4 * i, &x[i], 4);
-        } else if (t == gc::DType::F16) {
-            const __half h = __float2half_rn(x[i]);
-            rounded[i] = __half2float(h);
-            std::memcpy(raw.data() + 2 * i, &h, 2);
-        } else {
-            const __nv_bfloat16 h = __float2bfloat16_rn(x[i]);
-            rounded[i] = __bfloat162float(h);
-            std::memcpy(raw.data() + 2 * i, &h, 2);
-        }
-    }
-    return rounded;
-}
-
-std::vector<float> toFloats(gc::DType t, const std::vector<uint8_t>& raw) {
-    const size_t count = raw.size() / elementSize(t);
-    std::vector<float> out(count);
-    for (size_t i = 0; i < count; ++i) {
-        if (t == gc::DType::F32) {
-            std::memcpy(&out[i], raw.data() + 4 * i, 4);
-        } else if (t == gc::DType::F16) {
-            __half h;
-            std::memcpy(&h, raw.data() + 2 * i, 2);
-            out[i] = __half2float(h);
-        } else {
-            __nv_bfloat16 h;
-            std::memcpy(&h, raw.data() + 2 * i, 2);
-            out[i] = __bfloat162float(h);
-        }
-    }
-    return out;
-}
-
-std::vector<float> randomNormal(size_t count, float sigma, std::mt19937& rng) {
-    std::normal_distribution<float> dist(0.0f, sigma);
-    std::vector<float> x(count);
-    for (float& v : x)
-        v = dist(rng);
-    return x;
-}
+using namespace gatescope::cudatest;
 
 /// Cumulative log forget gates c = cumsum(log sigmoid(z)), z ~ N(2, 1.5), per head.
 std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt19937& rng) {
@@ -118,13 +45,6 @@ std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt19937& rng)
     }
     return c;
 }
-
-class CudaTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (gc::deviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    }
-};
 
 // ---------------------------------------------------------------------------------------------
 // Forward
@@ -199,11 +119,9 @@ TEST_P(ForwardTest, MatchesCpuForward) {
     ASSERT_EQ(gc::attentionForward(batch, outputs, nullptr, config), "");
     CUDA_OK(cudaDeviceSynchronize());
 
-    std::vector<uint8_t> outRaw(dout.bytes);
-    std::vector<float> lse(size_t(tc.heads) * n);
-    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
-    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+    const std::vector<float> out = dout.floatsOnHost(tc.dtype);
+    const std::vector<float> lse = dlse.floatsOnHost(gc::DType::F32);
+    ASSERT_FALSE(out.empty() || lse.empty());
 
     // CPU reference on the same (rounded) inputs; P rounded to bf16 as the tensor-core path does.
     std::vector<float> refOut(out.size()), refLse(lse.size());
@@ -228,41 +146,18 @@ TEST_P(ForwardTest, MatchesCpuForward) {
     options.roundProbsToBf16 = tc.dtype == gc::DType::BF16 && path == gc::ForwardPath::TensorCore;
     gk::attentionForwardHeads(heads.data(), tc.heads, outs.data(), lses.data(), options);
 
-    double errSq = 0.0, refSq = 0.0, maxAbs = 0.0, maxRef = 0.0;
-    int64_t nans = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (std::isnan(out[i])) {
-            ++nans;
-            continue;
-        }
-        const double e = double(out[i]) - refOut[i];
-        errSq += e * e;
-        refSq += double(refOut[i]) * refOut[i];
-        maxAbs = std::max(maxAbs, std::abs(e));
-        maxRef = std::max(maxRef, std::abs(double(refOut[i])));
-    }
-    double lseMaxErr = 0.0;
-    int64_t lseNans = 0;
-    for (size_t i = 0; i < lse.size(); ++i) {
-        if (std::isnan(lse[i])) {
-            ++lseNans;
-            continue;
-        }
-        lseMaxErr = std::max(
-            lseMaxErr, std::abs(double(lse[i]) - refLse[i]) / (1.0 + std::abs(double(refLse[i]))));
-    }
-    const double rel = std::sqrt(errSq / std::max(refSq, 1e-30));
+    const Errors e = compare(out, refOut, lse, refLse);
     const double tol = tc.dtype == gc::DType::BF16  ? 1e-2
                        : tc.dtype == gc::DType::F16 ? 3e-3
                                                     : 1e-4;
     std::printf("[forward %s] path=%s rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lse_max_rel=%.3e\n",
-                tc.name, path == gc::ForwardPath::TensorCore ? "tensor-core" : "fallback", rel,
-                maxAbs, maxRef, lseMaxErr);
-    EXPECT_EQ(nans, 0) << "unwritten or NaN output elements";
-    EXPECT_EQ(lseNans, 0) << "unwritten or NaN lse";
-    EXPECT_LT(rel, tol);
-    EXPECT_LT(maxAbs, 8 * tol * std::max(maxRef, 1.0));
-    EXPECT_LT(lseMaxErr, tc.dtype == gc::DType::F32 ? 1e-5 : 1e-4);
+                tc.name, path == gc::ForwardPath::TensorCore ? "tensor-core" : "fallback", e.rel,
+                e.maxAbs, e.maxRef, e.lseMax);
+    EXPECT_EQ(e.nans, 0) << "unwritten or non-finite output elements";
+    EXPECT_EQ(e.lseNans, 0) << "unwritten or non-finite lse";
+    EXPECT_LT(e.rel, tol);
+    EXPECT_LT(e.maxAbs, 8 * tol * std::max(e.maxRef, 1.0));
+    EXPECT_LT(e.lseMax, tc.dtype == gc::DType::F32 ? 1e-5 : 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(

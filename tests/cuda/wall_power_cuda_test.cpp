@@ -22,90 +22,14 @@
 #include "kernels/cpu/power_attention.h"
 #include "kernels/cpu/wall_forward.h"
 #include "kernels/cuda/wall_power_cuda.h"
+#include "tests/cuda/cuda_test_support.h"
 
 namespace gk = gatescope::kernels;
 namespace gc = gatescope::kernels::cuda;
 
 namespace {
 
-#define CUDA_OK(expr)                                                          \
-    do {                                                                       \
-        const cudaError_t _e = (expr);                                         \
-        ASSERT_EQ(_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(_e); \
-    } while (0)
-
-/// Owning device buffer.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-    explicit DeviceBuffer(size_t size) : bytes(size) {
-        if (cudaMalloc(&ptr, std::max<size_t>(size, 1)) != cudaSuccess) ptr = nullptr;
-    }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    template <class T>
-    T* as() const {
-        return static_cast<T*>(ptr);
-    }
-    void poison() const { cudaMemset(ptr, 0xFF, bytes); }  // NaN in f32, f16 and bf16
-    bool upload(const void* src) const {
-        return cudaMemcpy(ptr, src, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
-    }
-};
-
-size_t elementSize(gc::DType t) {
-    return t == gc::DType::F32 ? 4 : 2;
-}
-
-/// Rounds x to dtype: returns the rounded values as float (what the GPU reads) and the encoded
-/// bits in `raw`.
-std::vector<float> roundTo(gc::DType t, const std::vector<float>& x, std::vector<uint8_t>& raw) {
-    std::vector<float> rounded(x.size());
-    raw.resize(x.size() * elementSize(t));
-    for (size_t i = 0; i < x.size(); ++i) {
-        if (t == gc::DType::F32) {
-            rounded[i] = x[i];
-            std::memcpy(raw.data() + 4 * i, &x[i], 4);
-        } else if (t == gc::DType::F16) {
-            const __half h = __float2half_rn(x[i]);
-            rounded[i] = __half2float(h);
-            std::memcpy(raw.data() + 2 * i, &h, 2);
-        } else {
-            const __nv_bfloat16 h = __float2bfloat16_rn(x[i]);
-            rounded[i] = __bfloat162float(h);
-            std::memcpy(raw.data() + 2 * i, &h, 2);
-        }
-    }
-    return rounded;
-}
-
-std::vector<float> toFloats(gc::DType t, const std::vector<uint8_t>& raw) {
-    const size_t count = raw.size() / elementSize(t);
-    std::vector<float> out(count);
-    for (size_t i = 0; i < count; ++i) {
-        if (t == gc::DType::F32) {
-            std::memcpy(&out[i], raw.data() + 4 * i, 4);
-        } else if (t == gc::DType::F16) {
-            __half h;
-            std::memcpy(&h, raw.data() + 2 * i, 2);
-            out[i] = __half2float(h);
-        } else {
-            __nv_bfloat16 h;
-            std::memcpy(&h, raw.data() + 2 * i, 2);
-            out[i] = __bfloat162float(h);
-        }
-    }
-    return out;
-}
-
-std::vector<float> randomNormal(size_t count, float sigma, std::mt19937& rng) {
-    std::normal_distribution<float> dist(0.0f, sigma);
-    std::vector<float> x(count);
-    for (float& v : x)
-        v = dist(rng);
-    return x;
-}
+using namespace gatescope::cudatest;
 
 /// Wall's P [heads][n][channels]: cumulative log-sigmoid gates accumulated in double (as the
 /// model does) and rounded once. Channel c has its own retention: z ~ N(mu_c, 1) with mu_c from
@@ -141,44 +65,7 @@ std::vector<float> randomPowerCumsum(int heads, int64_t n, std::mt19937& rng) {
     return g;
 }
 
-struct Errors {
-    double rel = 0.0, maxAbs = 0.0, maxRef = 0.0, lseMax = 0.0;
-    int64_t nans = 0, lseNans = 0;
-};
-
-Errors compare(const std::vector<float>& out, const std::vector<float>& refOut,
-               const std::vector<float>& lse, const std::vector<float>& refLse) {
-    Errors e;
-    double errSq = 0.0, refSq = 0.0;
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (!std::isfinite(out[i])) {
-            ++e.nans;
-            continue;
-        }
-        const double d = double(out[i]) - refOut[i];
-        errSq += d * d;
-        refSq += double(refOut[i]) * refOut[i];
-        e.maxAbs = std::max(e.maxAbs, std::abs(d));
-        e.maxRef = std::max(e.maxRef, std::abs(double(refOut[i])));
-    }
-    for (size_t i = 0; i < lse.size(); ++i) {
-        if (!std::isfinite(lse[i])) {
-            ++e.lseNans;
-            continue;
-        }
-        e.lseMax = std::max(
-            e.lseMax, std::abs(double(lse[i]) - refLse[i]) / (1.0 + std::abs(double(refLse[i]))));
-    }
-    e.rel = std::sqrt(errSq / std::max(refSq, 1e-30));
-    return e;
-}
-
-class WallPowerCudaTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        if (gc::deviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-    }
-};
+using WallPowerCudaTest = CudaTest;
 
 struct GatedCase {
     const char* name;
@@ -268,11 +155,9 @@ TEST_P(WallForwardTest, MatchesCpuForward) {
     ASSERT_EQ(gc::wallForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
 
-    std::vector<uint8_t> outRaw(dout.bytes);
-    std::vector<float> lse(size_t(tc.heads) * n);
-    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
-    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+    const std::vector<float> out = dout.floatsOnHost(tc.dtype);
+    const std::vector<float> lse = dlse.floatsOnHost(gc::DType::F32);
+    ASSERT_FALSE(out.empty() || lse.empty());
 
     std::vector<float> refOut(out.size()), refLse(lse.size());
     std::vector<gk::WallHead> heads(tc.heads);
@@ -375,11 +260,9 @@ TEST_P(PowerForwardTest, MatchesCpuForward) {
     ASSERT_EQ(gc::powerForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
 
-    std::vector<uint8_t> outRaw(dout.bytes);
-    std::vector<float> lse(size_t(tc.heads) * n);
-    CUDA_OK(cudaMemcpy(outRaw.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, lse.size() * 4, cudaMemcpyDeviceToHost));
-    const std::vector<float> out = toFloats(tc.dtype, outRaw);
+    const std::vector<float> out = dout.floatsOnHost(tc.dtype);
+    const std::vector<float> lse = dlse.floatsOnHost(gc::DType::F32);
+    ASSERT_FALSE(out.empty() || lse.empty());
 
     std::vector<float> refOut(out.size()), refLse(lse.size());
     std::vector<gk::PowerHead> heads(tc.heads);
@@ -472,9 +355,9 @@ TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
     outputs.lse = dlse.as<float>();
     ASSERT_EQ(gc::wallForward(batch, outputs, nullptr), "");
     CUDA_OK(cudaDeviceSynchronize());
-    std::vector<float> out(size_t(n) * d), lse(n);
-    CUDA_OK(cudaMemcpy(out.data(), dout.ptr, dout.bytes, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(lse.data(), dlse.ptr, dlse.bytes, cudaMemcpyDeviceToHost));
+    const std::vector<float> out = dout.floatsOnHost(gc::DType::F32);
+    const std::vector<float> lse = dlse.floatsOnHost(gc::DType::F32);
+    ASSERT_FALSE(out.empty() || lse.empty());
 
     gk::WallHead head;
     head.n = n;

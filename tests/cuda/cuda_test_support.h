@@ -1,0 +1,154 @@
+// Shared by the CUDA kernel tests (tests/cuda/*_test.cpp): an owning device buffer, rounding to
+// the kernels' element types, random inputs, the error summary of a GPU output against its CPU
+// reference, and the fixture that skips when no CUDA device is present.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/cuda/attention_cuda.h"
+
+#define CUDA_OK(expr)                                                          \
+    do {                                                                       \
+        const cudaError_t _e = (expr);                                         \
+        ASSERT_EQ(_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(_e); \
+    } while (0)
+
+namespace gatescope::cudatest {
+
+using kernels::cuda::DType;
+
+inline size_t elementSize(DType t) {
+    return t == DType::F32 ? 4 : 2;
+}
+
+/// Decodes raw elements of type t to floats.
+inline std::vector<float> toFloats(DType t, const std::vector<uint8_t>& raw) {
+    const size_t count = raw.size() / elementSize(t);
+    std::vector<float> out(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (t == DType::F32) {
+            std::memcpy(&out[i], raw.data() + 4 * i, 4);
+        } else if (t == DType::F16) {
+            __half h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __half2float(h);
+        } else {
+            __nv_bfloat16 h;
+            std::memcpy(&h, raw.data() + 2 * i, 2);
+            out[i] = __bfloat162float(h);
+        }
+    }
+    return out;
+}
+
+/// Owning device buffer (ptr is null when the allocation failed).
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    explicit DeviceBuffer(size_t size) : bytes(size) {
+        if (cudaMalloc(&ptr, std::max<size_t>(size, 1)) != cudaSuccess) ptr = nullptr;
+    }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr);
+    }
+    void poison() const { cudaMemset(ptr, 0xFF, bytes); }  // NaN in f32, f16 and bf16
+    bool upload(const void* src) const {
+        return cudaMemcpy(ptr, src, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
+    }
+    /// The whole buffer as elements of type t, decoded to floats; empty when the copy fails.
+    std::vector<float> floatsOnHost(DType t) const {
+        std::vector<uint8_t> raw(bytes);
+        if (cudaMemcpy(raw.data(), ptr, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) return {};
+        return toFloats(t, raw);
+    }
+};
+
+/// Rounds x to type t: returns the rounded values as float (what the GPU reads) and the encoded
+/// bits in `raw`.
+inline std::vector<float> roundTo(DType t, const std::vector<float>& x, std::vector<uint8_t>& raw) {
+    std::vector<float> rounded(x.size());
+    raw.resize(x.size() * elementSize(t));
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (t == DType::F32) {
+            rounded[i] = x[i];
+            std::memcpy(raw.data() + 4 * i, &x[i], 4);
+        } else if (t == DType::F16) {
+            const __half h = __float2half_rn(x[i]);
+            rounded[i] = __half2float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        } else {
+            const __nv_bfloat16 h = __float2bfloat16_rn(x[i]);
+            rounded[i] = __bfloat162float(h);
+            std::memcpy(raw.data() + 2 * i, &h, 2);
+        }
+    }
+    return rounded;
+}
+
+inline std::vector<float> randomNormal(size_t count, float sigma, std::mt19937& rng) {
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> x(count);
+    for (float& v : x)
+        v = dist(rng);
+    return x;
+}
+
+/// A forward's output and row lse against the CPU reference.
+struct Errors {
+    double rel = 0.0;               ///< relative L2 error of the output
+    double maxAbs = 0.0;            ///< largest absolute output error
+    double maxRef = 0.0;            ///< largest |reference output|
+    double lseMax = 0.0;            ///< largest |lse - ref| / (1 + |ref|)
+    int64_t nans = 0, lseNans = 0;  ///< non-finite (unwritten: the buffers are poisoned) elements
+};
+
+inline Errors compare(const std::vector<float>& out, const std::vector<float>& refOut,
+                      const std::vector<float>& lse, const std::vector<float>& refLse) {
+    Errors e;
+    double errSq = 0.0, refSq = 0.0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!std::isfinite(out[i])) {
+            ++e.nans;
+            continue;
+        }
+        const double d = double(out[i]) - refOut[i];
+        errSq += d * d;
+        refSq += double(refOut[i]) * refOut[i];
+        e.maxAbs = std::max(e.maxAbs, std::abs(d));
+        e.maxRef = std::max(e.maxRef, std::abs(double(refOut[i])));
+    }
+    for (size_t i = 0; i < lse.size(); ++i) {
+        if (!std::isfinite(lse[i])) {
+            ++e.lseNans;
+            continue;
+        }
+        e.lseMax = std::max(
+            e.lseMax, std::abs(double(lse[i]) - refLse[i]) / (1.0 + std::abs(double(refLse[i]))));
+    }
+    e.rel = std::sqrt(errSq / std::max(refSq, 1e-30));
+    return e;
+}
+
+/// Skips the test when no CUDA device is visible (CI builds the GPU tests and skips them).
+class CudaTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (kernels::cuda::deviceCount() == 0) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+}  // namespace gatescope::cudatest
