@@ -109,42 +109,12 @@ std::string launch(const PowerParams& pp, int heads, int64_t blocks, size_t smem
 
 std::string powerForward(const PowerBatch& b, const ForwardOutputs& o, void* stream,
                          const GatedForwardOptions& options) {
-    if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1 || b.gateGroup < 1)
-        return "powerForward: bad sizes (heads, n >= 0; dk, dv, kvGroup, gateGroup >= 1)";
-    if (b.dk > kRbMaxDim || b.dv > kRbMaxDim)
-        return "powerForward: head dimensions above 256 are not supported";
     if (b.degree <= 0 || b.degree % 2 != 0) return "powerForward: degree must be even and > 0";
-    if (b.heads == 0 || b.n == 0) return {};
-    if (!b.q || !b.k || !b.v || !o.out) return "powerForward: null q, k, v or out";
-    if (b.heads % b.kvGroup != 0 || b.heads % b.gateGroup != 0)
-        return "powerForward: heads not a multiple of kvGroup or gateGroup";
-    const int64_t blocks = (b.n + kRbRows - 1) / kRbRows;
-    if (blocks > kRbMaxBlocks) return "powerForward: n over 64 x 65535";
-
     PowerParams pp{};
-    RowBlockParams& p = pp.base;
-    p.q = b.q;
-    p.k = b.k;
-    p.v = b.v;
-    p.out = o.out;
-    p.lse = o.lse;
-    p.n = b.n;
-    p.dk = b.dk;
-    p.dv = b.dv;
-    p.dvPad = (b.dv + 3) / 4 * 4;
-    p.kvGroup = b.kvGroup;
-    p.gateGroup = b.gateGroup;
-    p.qRow = rowStrideOr(b.qRowStride, b.dk);
-    p.kRow = rowStrideOr(b.kRowStride, b.dk);
-    p.vRow = rowStrideOr(b.vRowStride, b.dv);
-    p.oRow = rowStrideOr(o.outRowStride, b.dv);
-    p.qHead = rowStrideOr(b.qHeadStride, b.n * p.qRow);
-    p.kHead = rowStrideOr(b.kHeadStride, b.n * p.kRow);
-    p.vHead = rowStrideOr(b.vHeadStride, b.n * p.vRow);
-    p.oHead = rowStrideOr(o.outHeadStride, b.n * p.oRow);
-    p.lseHead = rowStrideOr(o.lseHeadStride, b.n);
-    p.scale = b.scale;
-    p.roundBf16 = options.roundProbsToBf16;
+    int64_t blocks = 0;
+    std::string error = rowBlockSetup("powerForward", b, o, options, pp.base, blocks);
+    if (!error.empty() || blocks == 0) return error;
+    const RowBlockParams& p = pp.base;
     pp.g = b.logDecayCumsum;
     pp.gHead = rowStrideOr(b.gHeadStride, b.n);
     pp.degree = static_cast<float>(b.degree);

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/wall_power_cuda.h"
 
 namespace gatescope::kernels::cuda::detail {
 
@@ -204,6 +206,52 @@ inline size_t rowBlockSmemFloats(int dk, int dvPad, int vExtra, int tail) {
 
 inline int64_t rowStrideOr(int64_t stride, int64_t fallback) {
     return stride ? stride : fallback;
+}
+
+/// The checks wallForward and powerForward share, then `p` filled from the batch (strides
+/// resolved). Returns "" or the error prefixed with `who`; `blocks` receives the number of
+/// 64-row query blocks, 0 when the batch is empty (nothing to launch).
+inline std::string rowBlockSetup(const char* who, const GatedHeads& b, const ForwardOutputs& o,
+                                 const GatedForwardOptions& options, RowBlockParams& p,
+                                 int64_t& blocks) {
+    const std::string name(who);
+    blocks = 0;
+    if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1 || b.gateGroup < 1)
+        return name + ": bad sizes (heads, n >= 0; dk, dv, kvGroup, gateGroup >= 1)";
+    if (b.dk > kRbMaxDim || b.dv > kRbMaxDim)
+        return name + ": head dimensions above 256 are not supported";
+    if (b.heads == 0 || b.n == 0) return {};
+    if (!b.q || !b.k || !b.v || !o.out) return name + ": null q, k, v or out";
+    if (b.heads % b.kvGroup != 0 || b.heads % b.gateGroup != 0)
+        return name + ": heads not a multiple of kvGroup or gateGroup";
+    const int64_t count = (b.n + kRbRows - 1) / kRbRows;
+    if (count > kRbMaxBlocks) return name + ": n over 64 x 65535";
+
+    p = RowBlockParams{};
+    p.q = b.q;
+    p.k = b.k;
+    p.v = b.v;
+    p.out = o.out;
+    p.lse = o.lse;
+    p.n = b.n;
+    p.dk = b.dk;
+    p.dv = b.dv;
+    p.dvPad = (b.dv + 3) / 4 * 4;
+    p.kvGroup = b.kvGroup;
+    p.gateGroup = b.gateGroup;
+    p.qRow = rowStrideOr(b.qRowStride, b.dk);
+    p.kRow = rowStrideOr(b.kRowStride, b.dk);
+    p.vRow = rowStrideOr(b.vRowStride, b.dv);
+    p.oRow = rowStrideOr(o.outRowStride, b.dv);
+    p.qHead = rowStrideOr(b.qHeadStride, b.n * p.qRow);
+    p.kHead = rowStrideOr(b.kHeadStride, b.n * p.kRow);
+    p.vHead = rowStrideOr(b.vHeadStride, b.n * p.vRow);
+    p.oHead = rowStrideOr(o.outHeadStride, b.n * p.oRow);
+    p.lseHead = rowStrideOr(o.lseHeadStride, b.n);
+    p.scale = b.scale;
+    p.roundBf16 = options.roundProbsToBf16;
+    blocks = count;
+    return {};
 }
 
 }  // namespace gatescope::kernels::cuda::detail

@@ -149,45 +149,15 @@ std::string launch(const WallParams& wp, int heads, int64_t blocks, size_t smem,
 
 std::string wallForward(const WallBatch& b, const ForwardOutputs& o, void* stream,
                         const GatedForwardOptions& options) {
-    if (b.heads < 0 || b.n < 0 || b.dk < 1 || b.dv < 1 || b.kvGroup < 1 || b.gateGroup < 1)
-        return "wallForward: bad sizes (heads, n >= 0; dk, dv, kvGroup, gateGroup >= 1)";
-    if (b.dk > kRbMaxDim || b.dv > kRbMaxDim)
-        return "wallForward: head dimensions above 256 are not supported";
     if (b.gatedChannels < 0 || b.gatedChannels > b.dk)
         return "wallForward: gatedChannels must be in [0, dk]";
-    if (b.heads == 0 || b.n == 0) return {};
-    if (!b.q || !b.k || !b.v || !o.out) return "wallForward: null q, k, v or out";
+    WallParams wp{};
+    int64_t blocks = 0;
+    std::string error = rowBlockSetup("wallForward", b, o, options, wp.base, blocks);
+    if (!error.empty() || blocks == 0) return error;
     if (b.gatedChannels > 0 && !b.logDecayCumsum)
         return "wallForward: gatedChannels > 0 needs logDecayCumsum";
-    if (b.heads % b.kvGroup != 0 || b.heads % b.gateGroup != 0)
-        return "wallForward: heads not a multiple of kvGroup or gateGroup";
-    const int64_t blocks = (b.n + kRbRows - 1) / kRbRows;
-    if (blocks > kRbMaxBlocks) return "wallForward: n over 64 x 65535";
-
-    WallParams wp{};
-    RowBlockParams& p = wp.base;
-    p.q = b.q;
-    p.k = b.k;
-    p.v = b.v;
-    p.out = o.out;
-    p.lse = o.lse;
-    p.n = b.n;
-    p.dk = b.dk;
-    p.dv = b.dv;
-    p.dvPad = (b.dv + 3) / 4 * 4;
-    p.kvGroup = b.kvGroup;
-    p.gateGroup = b.gateGroup;
-    p.qRow = rowStrideOr(b.qRowStride, b.dk);
-    p.kRow = rowStrideOr(b.kRowStride, b.dk);
-    p.vRow = rowStrideOr(b.vRowStride, b.dv);
-    p.oRow = rowStrideOr(o.outRowStride, b.dv);
-    p.qHead = rowStrideOr(b.qHeadStride, b.n * p.qRow);
-    p.kHead = rowStrideOr(b.kHeadStride, b.n * p.kRow);
-    p.vHead = rowStrideOr(b.vHeadStride, b.n * p.vRow);
-    p.oHead = rowStrideOr(o.outHeadStride, b.n * p.oRow);
-    p.lseHead = rowStrideOr(o.lseHeadStride, b.n);
-    p.scale = b.scale;
-    p.roundBf16 = options.roundProbsToBf16;
+    const RowBlockParams& p = wp.base;
     wp.p = b.logDecayCumsum;
     wp.gated = b.gatedChannels;
     wp.pRow = rowStrideOr(b.pRowStride, b.gatedChannels);

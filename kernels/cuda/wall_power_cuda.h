@@ -36,17 +36,15 @@ struct GatedForwardOptions {
     bool roundProbsToBf16 = false;
 };
 
-/// A batch of Wall heads. Head h of q starts at q + h * qHeadStride and its row r at
+/// The heads of a Wall or power batch. Head h of q starts at q + h * qHeadStride and its row r at
 /// + r * qRowStride (elements of `dtype`; likewise k, v for the k/v head h / kvGroup). Zero
-/// strides mean contiguous [heads][n][d]. Constraints: 1 <= dk, dv <= 256, 0 <= gatedChannels
-/// <= dk, heads divisible by kvGroup and gateGroup, n <= 64 x 65535.
-struct WallBatch {
-    int heads = 0;          ///< query heads (batch x heads flattened)
-    int64_t n = 0;          ///< sequence length
-    int dk = 0;             ///< query/key dimension
-    int dv = 0;             ///< value dimension
-    int gatedChannels = 0;  ///< leading channels of q/k carrying a gate (subdim gating)
-    int kvGroup = 1;        ///< query heads per k/v head (GQA)
+/// strides mean contiguous [heads][n][d].
+struct GatedHeads {
+    int heads = 0;    ///< query heads (batch x heads flattened)
+    int64_t n = 0;    ///< sequence length
+    int dk = 0;       ///< query/key dimension
+    int dv = 0;       ///< value dimension
+    int kvGroup = 1;  ///< query heads per k/v head (GQA)
     /// Query heads per gate head: 1 for per-query-head gates, kvGroup for gates tied to k/v heads.
     int gateGroup = 1;
     DType dtype = DType::F32;  ///< of q, k, v and out
@@ -56,12 +54,18 @@ struct WallBatch {
     int64_t qHeadStride = 0, qRowStride = 0;
     int64_t kHeadStride = 0, kRowStride = 0;
     int64_t vHeadStride = 0, vRowStride = 0;
+    float scale = 1.0f;  ///< multiplies q.k (1/sqrt(dk) in the models)
+};
+
+/// A batch of Wall heads. Constraints: 1 <= dk, dv <= 256, 0 <= gatedChannels <= dk, heads
+/// divisible by kvGroup and gateGroup, n <= 64 x 65535.
+struct WallBatch : GatedHeads {
+    int gatedChannels = 0;  ///< leading channels of q/k carrying a gate (subdim gating)
     /// P, the natural-log cumulative gates (fp32, non-increasing in t): gate head g's row t at
     /// logDecayCumsum + g * pHeadStride + t * pRowStride, gatedChannels values. Zero strides mean
     /// [gate heads][n][gatedChannels]. May be nullptr only when gatedChannels is 0.
     const float* logDecayCumsum = nullptr;
     int64_t pHeadStride = 0, pRowStride = 0;
-    float scale = 1.0f;  ///< multiplies the gated dot product (1/sqrt(dk) in the models)
 };
 
 /// Wall forward: outputs.out ([heads][n][dv] in `dtype`, strides as in ForwardOutputs) and
@@ -70,27 +74,13 @@ struct WallBatch {
 std::string wallForward(const WallBatch& batch, const ForwardOutputs& outputs, void* stream,
                         const GatedForwardOptions& options = {});
 
-/// A batch of gated power-attention heads: layout as WallBatch. G (cumulative natural-log
-/// scalar gate, fp32) of head h is logDecayCumsum + (h / gateGroup) * gHeadStride + t; nullptr
-/// means ungated. Constraints: 1 <= dk, dv <= 256, degree even and > 0, heads divisible by
+/// A batch of gated power-attention heads. G (cumulative natural-log scalar gate, fp32) of head h
+/// is logDecayCumsum + (h / gateGroup) * gHeadStride + t; nullptr means ungated (the models here
+/// keep G per k/v head). Constraints: 1 <= dk, dv <= 256, degree even and > 0, heads divisible by
 /// kvGroup and gateGroup, n <= 64 x 65535.
-struct PowerBatch {
-    int heads = 0;
-    int64_t n = 0;
-    int dk = 0;
-    int dv = 0;
-    int kvGroup = 1;
-    int gateGroup = 1;  ///< query heads per G head (the models here keep G per k/v head)
-    DType dtype = DType::F32;
-    const void* q = nullptr;
-    const void* k = nullptr;
-    const void* v = nullptr;
-    int64_t qHeadStride = 0, qRowStride = 0;
-    int64_t kHeadStride = 0, kRowStride = 0;
-    int64_t vHeadStride = 0, vRowStride = 0;
+struct PowerBatch : GatedHeads {
     const float* logDecayCumsum = nullptr;
     int64_t gHeadStride = 0;  ///< 0: n
-    float scale = 1.0f;       ///< multiplies q.k before the power (1/sqrt(dk) in the package)
     int degree = 2;           ///< p
     float eps = 1e-7f;        ///< inside the log; kernels::kPowerLogEps
 };
