@@ -1,0 +1,361 @@
+// sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
+// WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
+// shared memory; key/value tiles of 128 rows are double-buffered there through cp.async. S = Q K^T
+// takes both operands from shared memory; O += P V takes P from registers (the S accumulators,
+// exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
+// next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
+// runs. Online softmax in base 2, lazy rescale of the running max, tiles from the diagonal back.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/forward_launch.h"
+#include "kernels/cuda/mma_sm80.cuh"
+#include "mma_sm90.cuh"
+
+namespace gatescope::kernels::cuda::detail {
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr float kNegInf = -INFINITY;
+constexpr float kLazyRescale = 8.f;  // log2 units, as attention_forward_mma.cu
+constexpr int kBlockN = 128;
+
+template <int D, int WG>
+constexpr size_t smemBytes() {
+    // Q, two K stages, two V stages, two stages of c_j; 1024 for aligning the swizzled tiles.
+    return size_t(64 * WG) * D * 2 + 4 * size_t(kBlockN) * D * 2 + 2 * kBlockN * sizeof(float) +
+           1024;
+}
+
+// Rows [row0, row0 + Rows) of a [n][D] head into a swizzled tile; rows past n zero-filled. The
+// row step is a multiple of 8, so each thread's swizzle (row % 8) is fixed.
+template <class T, int D, int Rows, int Threads>
+__device__ __forceinline__ void loadTile(unsigned char* tile, const T* src, int64_t stride,
+                                         int row0, int n) {
+    constexpr int kChunks = D / 8;
+    constexpr int kRowStep = Threads / kChunks;
+    static_assert(Threads % kChunks == 0 && Rows % kRowStep == 0 && kRowStep % 8 == 0);
+    const int r0 = threadIdx.x / kChunks, ch = threadIdx.x % kChunks;
+    const int rowsLeft = n - row0 - r0;
+    const T* from = src + (row0 + r0) * stride + ch * 8;
+    const int64_t step = kRowStep * stride;
+    unsigned char* to = tile + swizzledOffset(r0, ch, Rows);
+#pragma unroll
+    for (int it = 0; it < Rows / kRowStep; ++it) {
+        const bool valid = it * kRowStep < rowsLeft;
+        cpAsync16(to + it * kRowStep * 128, valid ? from : src, valid);
+        from += step;
+    }
+}
+
+template <class T, int D, bool Decay, int WG>
+__global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
+    constexpr int kThreads = 128 * WG, BM = 64 * WG, BN = kBlockN;
+    constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
+    constexpr int kDT = D / 8;
+    constexpr uint32_t kKVBytes = BN * D * 2;
+    extern __shared__ unsigned char smemRaw[];
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
+    unsigned char* sQ = smem;
+    unsigned char* sK = sQ + BM * D * 2;
+    unsigned char* sV = sK + 2 * kKVBytes;
+    float* sC = reinterpret_cast<float*>(sV + 2 * kKVBytes);
+
+    const int n = static_cast<int>(p.n);
+    const int window = p.window >= n ? 0 : static_cast<int>(p.window);
+    const int blocks = (n + BM - 1) / BM;
+    const int heads = static_cast<int>(gridDim.x / blocks);
+    const int head = static_cast<int>(blockIdx.x % heads);
+    const int qb = blocks - 1 - static_cast<int>(blockIdx.x / heads);
+    const int kvHead = head / p.kvGroup;
+    const int i0 = qb * BM;
+    const int iLast = min(i0 + BM, n) - 1;
+
+    const T* q = static_cast<const T*>(p.q) + head * p.qHead;
+    const T* k = static_cast<const T*>(p.k) + kvHead * p.kHead;
+    const T* v = static_cast<const T*>(p.v) + kvHead * p.vHead;
+    const float* c = Decay ? p.c + head * p.cHead : nullptr;
+
+    const int firstKey = window > 0 ? max(i0 - window + 1, 0) : 0;
+    const int kStart = firstKey / BN * BN;
+    const int tiles = (iLast - kStart) / BN + 1;
+    auto tileStart = [&](int t) { return kStart + (tiles - 1 - t) * BN; };
+    auto loadK = [&](int t) {
+        const int j0 = tileStart(t), stage = t % 2;
+        loadTile<T, D, BN, kThreads>(sK + stage * kKVBytes, k, p.kRow, j0, n);
+        if (Decay && threadIdx.x < BN) {
+            const int j = j0 + threadIdx.x;
+            cpAsync4(sC + stage * BN + threadIdx.x, j < n ? c + j : c, j < n);
+        }
+    };
+    auto loadV = [&](int t) {
+        loadTile<T, D, BN, kThreads>(sV + (t % 2) * kKVBytes, v, p.vRow, tileStart(t), n);
+    };
+
+    // Commit groups: {Q, K_0}, then per iteration t one group {K_{t+2}, V_{t+1}} issued at its
+    // start (iteration t consumes K_{t+1} and V_t; the prologue issues {K_1, V_0}).
+    loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
+    loadK(0);
+    cpAsyncCommit();
+    if (tiles > 1) loadK(1);
+    loadV(0);
+    cpAsyncCommit();
+
+    const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, tq = lane % 4;
+    const int wgRow0 = i0 + wg * 64;
+    const int wgRowLast = min(wgRow0 + 64, n) - 1;
+    const int row0 = wgRow0 + warp * 16 + g;  // thread rows: row0 (h = 0) and row0 + 8 (h = 1)
+
+    float cRow[2], m[2], l[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int i = row0 + 8 * h;
+        cRow[h] = Decay && i < n ? c[i] : 0.f;
+        m[h] = kNegInf;
+        l[h] = 0.f;
+    }
+    float acc[D / 2];
+#pragma unroll
+    for (int i = 0; i < D / 2; ++i) acc[i] = 0.f;
+    float s[BN / 2];
+    uint32_t pa[BN / 2 / 2];  // P as the A operand: 4 registers per k16 step
+
+    const float f = Decay ? kLog2e : p.scaleLog2;
+    const float scale = p.scaleLog2 * kLn2;
+    const float lazyThreshold = kLazyRescale / f;
+
+    const uint32_t qAddr = smemAddress(sQ) + wg * 64 * 128;
+    const uint32_t kAddr = smemAddress(sK), vAddr = smemAddress(sV);
+    const uint64_t qDesc = smemDescriptor(qAddr, 16, 1024);
+
+    auto issueS = [&](int t) {
+        const uint64_t kDesc = smemDescriptor(kAddr + (t % 2) * kKVBytes, 16, 1024);
+#pragma unroll
+        for (int ks = 0; ks < D / 16; ++ks) {
+            const uint32_t qOff = ((ks / 4) * BM * 128 + (ks % 4) * 32) >> 4;
+            const uint32_t kOff = ((ks / 4) * BN * 128 + (ks % 4) * 32) >> 4;
+            wgmmaSS<BN, T>(s, qDesc + qOff, kDesc + kOff, ks > 0);
+        }
+        wgmmaCommit();
+    };
+    auto issuePV = [&](int t) {
+        const uint64_t vDesc = smemDescriptor(vAddr + (t % 2) * kKVBytes, BN * 128, 1024);
+#pragma unroll
+        for (int ks = 0; ks < BN / 16; ++ks)
+            wgmmaRS<D, T>(acc, pa + 4 * ks, vDesc + ((ks * 16 * 128) >> 4));
+        wgmmaCommit();
+    };
+
+    // Masks, biases and exponentiates S of tile t (S landed) into pa and l; returns whether the
+    // running max moved (then O must be multiplied by alpha once the pending P V is done).
+    float alpha[2];
+    auto softmax = [&](int t, uint32_t(&pOut)[BN / 4]) -> bool {
+        const int j0 = tileStart(t);
+        const bool mask =
+            j0 + BN - 1 > wgRow0 || (window > 0 && j0 < wgRowLast - window + 1);
+        const float* tC = sC + (t % 2) * BN;
+        float tileMax[2] = {kNegInf, kNegInf};
+        auto bias = [&](auto masked) {
+#pragma unroll
+            for (int nt = 0; nt < kNT; ++nt) {
+                float2 cc = make_float2(0.f, 0.f);
+                if (Decay) cc = *reinterpret_cast<const float2*>(tC + nt * 8 + 2 * tq);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int h = e / 2;
+                    float x = s[nt * 4 + e];
+                    if (Decay) x = fmaf(x, scale, cRow[h] - ((e & 1) ? cc.y : cc.x));
+                    if constexpr (decltype(masked)::value) {
+                        const int j = j0 + nt * 8 + 2 * tq + (e & 1), i = row0 + 8 * h;
+                        const bool ok = j <= i && (window <= 0 || j > i - window);
+                        x = ok ? x : kNegInf;
+                    }
+                    s[nt * 4 + e] = x;
+                    tileMax[h] = fmaxf(tileMax[h], x);
+                }
+            }
+        };
+        if (mask)
+            bias(std::true_type{});
+        else
+            bias(std::false_type{});
+        bool grow = false;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+            for (int off = 1; off < 4; off <<= 1)
+                tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], off));
+            grow = grow || tileMax[h] > m[h] + lazyThreshold;
+        }
+        const bool any = __any_sync(0xffffffffu, grow);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            alpha[h] = 1.f;
+            if (any) {
+                const float mNew = fmaxf(m[h], tileMax[h]);
+                alpha[h] = mNew == kNegInf ? 1.f : fastExp2((m[h] - mNew) * f);
+                m[h] = mNew;
+                l[h] *= alpha[h];
+            }
+            const float shift = m[h] == kNegInf ? 0.f : m[h] * f;
+#pragma unroll
+            for (int nt = 0; nt < kNT; ++nt) {
+                const float p0 = fastExp2(fmaf(s[nt * 4 + 2 * h], f, -shift));
+                const float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
+                s[nt * 4 + 2 * h] = p0;
+                s[nt * 4 + 2 * h + 1] = p1;
+                l[h] += p0 + p1;
+            }
+        }
+        // n8 groups 2ks, 2ks + 1 of S are the A fragment of k16 step ks.
+#pragma unroll
+        for (int ks = 0; ks < BN / 16; ++ks) {
+            pOut[4 * ks + 0] = packPair<T>(s[8 * ks + 0], s[8 * ks + 1]);
+            pOut[4 * ks + 1] = packPair<T>(s[8 * ks + 2], s[8 * ks + 3]);
+            pOut[4 * ks + 2] = packPair<T>(s[8 * ks + 4], s[8 * ks + 5]);
+            pOut[4 * ks + 3] = packPair<T>(s[8 * ks + 6], s[8 * ks + 7]);
+        }
+        return any;
+    };
+
+    cpAsyncWait<1>();
+    fenceProxyAsync();
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) s[i] = 0.f;
+    fenceRegisters(s);
+    wgmmaFence();
+    issueS(0);
+    wgmmaWait<0>();
+    fenceRegisters(s);
+    softmax(0, pa);  // the first tile finds O = 0: no rescale
+
+    // One iteration: S of tile t + 1 (when there is one) and O += P_t V_t in flight together,
+    // then the softmax of tile t + 1. The last iteration is a separate instance (HasNext false)
+    // so that no branch sits between wgmma.fence and the wgmmas.
+    auto iteration = [&](int t, auto hasNext) {
+        constexpr bool kNext = decltype(hasNext)::value;
+        cpAsyncWait<0>();
+        fenceProxyAsync();
+        // After this barrier K_{t+1} and V_t are visible and every warpgroup is done with
+        // iteration t - 1, whose stages the loads below reuse.
+        __syncthreads();
+        if (t + 2 < tiles) loadK(t + 2);
+        if (kNext) loadV(t + 1);
+        cpAsyncCommit();
+        fenceRegisters(acc);
+        fenceRegisters(pa);
+        fenceRegisters(s);
+        wgmmaFence();
+        if constexpr (kNext) issueS(t + 1);
+        issuePV(t);
+        if constexpr (kNext) {
+            wgmmaWait<1>();
+            fenceRegisters(s);
+            // pa still feeds the P V in flight: the new P moves into pa only after its wait.
+            uint32_t paNext[BN / 4];
+            softmax(t + 1, paNext);
+            wgmmaWait<0>();
+            fenceRegisters(acc);
+            fenceRegisters(pa);
+#pragma unroll
+            for (int i = 0; i < BN / 4; ++i) pa[i] = paNext[i];
+            // Unconditional (alpha is 1 unless the max moved): a branch here makes ptxas
+            // serialize the wgmmas (C7513).
+#pragma unroll
+            for (int dt = 0; dt < kDT; ++dt) {
+                acc[dt * 4 + 0] *= alpha[0];
+                acc[dt * 4 + 1] *= alpha[0];
+                acc[dt * 4 + 2] *= alpha[1];
+                acc[dt * 4 + 3] *= alpha[1];
+            }
+        } else {
+            wgmmaWait<0>();
+            fenceRegisters(acc);
+        }
+    };
+    for (int t = 0; t + 1 < tiles; ++t) iteration(t, std::true_type{});
+    iteration(tiles - 1, std::false_type{});
+
+    T* out = static_cast<T*>(p.out) + head * p.oHead;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float sum = l[h];
+#pragma unroll
+        for (int off = 1; off < 4; off <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        const int i = row0 + 8 * h;
+        if (i >= n) continue;
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+        for (int dt = 0; dt < kDT; ++dt) {
+            const int col = dt * 8 + 2 * tq;
+            *reinterpret_cast<uint32_t*>(out + int64_t(i) * p.oRow + col) =
+                packPair<T>(acc[dt * 4 + 2 * h] * inv, acc[dt * 4 + 2 * h + 1] * inv);
+        }
+        if (p.lse && tq == 0) p.lse[head * p.lseHead + i] = (m[h] * f + log2f(sum)) * kLn2;
+    }
+}
+
+__global__ void probeSm90a(int* out) {
+    *out = GATESCOPE_SM90A_CODE;
+}
+
+template <class T, int D, bool Decay, int WG>
+std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
+    constexpr size_t smem = smemBytes<D, WG>();
+    auto kernel = wgmmaForward<T, D, Decay, WG>;
+    cudaError_t error =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
+    const int64_t blocks = (params.n + 64 * WG - 1) / (64 * WG);
+    if (blocks * heads > int64_t{0x7fffffff}) return "attentionForward: heads x n too large";
+    kernel<<<static_cast<unsigned>(blocks * heads), 128 * WG, smem, stream>>>(params);
+    return lastLaunchError("wgmmaForward launch");
+}
+
+}  // namespace
+
+/// Whether this build holds sm_90a code for the wgmma kernel and the current device runs it
+/// (probed once per process; the current device is assumed fixed).
+bool hasSm90aCode() {
+    static const bool has = [] {
+        int device = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&device) != cudaSuccess) return false;
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+        if (major != 9 || minor != 0) return false;
+        int* flag = nullptr;
+        int value = 0;
+        if (cudaMalloc(&flag, sizeof(int)) != cudaSuccess) return false;
+        probeSm90a<<<1, 1>>>(flag);
+        const bool ok = cudaMemcpy(&value, flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaFree(flag);
+        cudaGetLastError();
+        return ok && value == 1;
+    }();
+    return has;
+}
+
+std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype,
+                        cudaStream_t stream) {
+    if (!hasSm90aCode()) return {"sm90a"};
+    const bool decay = params.c != nullptr;
+    auto go = [&](auto tag) -> std::string {
+        using T = decltype(tag);
+        if (d == 64)
+            return decay ? launch<T, 64, true, WGMMA_WG64>(params, heads, stream)
+                         : launch<T, 64, false, WGMMA_WG64>(params, heads, stream);
+        return decay ? launch<T, 128, true, WGMMA_WG128>(params, heads, stream)
+                     : launch<T, 128, false, WGMMA_WG128>(params, heads, stream);
+    };
+    return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
+}
+
+}  // namespace gatescope::kernels::cuda::detail

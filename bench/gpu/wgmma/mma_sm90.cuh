@@ -1,0 +1,70 @@
+// Private to the sm_90a forward: warpgroup MMA (wgmma) helpers as thin inline PTX. Shared-memory
+// operands are 128-byte-swizzled tiles: 64-element (128-byte) column blocks of R rows each,
+// stored one block after the other ([D / 64][R][64]); within a block the 16-byte chunk c of row r
+// sits at chunk c ^ (r % 8), the layout wgmma's 128B swizzle mode reads. Compiled for anything but
+// sm_90a, the instructions trap; hosts check hasSm90aCode() first.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace gatescope::kernels::cuda::detail {
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GATESCOPE_SM90_ASM(...) __trap()
+#define GATESCOPE_SM90A_CODE 0
+#else
+#define GATESCOPE_SM90_ASM(...) asm volatile(__VA_ARGS__)
+#define GATESCOPE_SM90A_CODE 1
+#endif
+
+/// Byte offset of 16-byte chunk `chunk` (of D / 8) of row `row` in a swizzled tile of `rows` rows.
+__host__ __device__ constexpr uint32_t swizzledOffset(int row, int chunk, int rows) {
+    return uint32_t((chunk / 8) * rows * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) << 4));
+}
+
+/// wgmma shared-memory descriptor, 128B swizzle. K-major operands (Q, K): `lbo` unused, `sbo` =
+/// 1024 (eight 128-byte rows). MN-major (V through the transpose bit): `lbo` = bytes between
+/// 64-column blocks, `sbo` = 1024 (eight key rows). The address must sit in a 1024-aligned tile.
+__device__ __forceinline__ uint64_t smemDescriptor(uint32_t address, uint32_t lbo, uint32_t sbo) {
+    return uint64_t((address & 0x3ffff) >> 4) | uint64_t(lbo >> 4) << 16 |
+           uint64_t(sbo >> 4) << 32 | uint64_t(1) << 62;
+}
+
+__device__ __forceinline__ void wgmmaFence() {
+    GATESCOPE_SM90_ASM("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmmaCommit() {
+    GATESCOPE_SM90_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void wgmmaWait() {
+    GATESCOPE_SM90_ASM("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/// Keeps the compiler from moving reads or writes of `r` across an asynchronous wgmma's issue or
+/// wait: the registers count as rewritten here.
+template <int K>
+__device__ __forceinline__ void fenceRegisters(float (&r)[K]) {
+#pragma unroll
+    for (int i = 0; i < K; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int K>
+__device__ __forceinline__ void fenceRegisters(uint32_t (&r)[K]) {
+#pragma unroll
+    for (int i = 0; i < K; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+/// Orders this thread's generic-proxy shared-memory writes (cp.async included) before later
+/// async-proxy reads (wgmma operands); a barrier must follow.
+__device__ __forceinline__ void fenceProxyAsync() {
+    GATESCOPE_SM90_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+#include "wgmma_ops.cuh"
+
+}  // namespace gatescope::kernels::cuda::detail
