@@ -1,6 +1,6 @@
 // Entry points of the fused forward (attention_cuda.h): argument checks, stride resolution and
-// the choice between the tensor-core kernel (attention_forward_mma.cu) and the fallback kernel
-// (attention_forward_fallback.cu).
+// the choice between the tensor-core kernels (attention_forward_wgmma.cu on sm_90a, else
+// attention_forward_mma.cu) and the fallback kernel (attention_forward_fallback.cu).
 #include <cstdint>
 #include <string>
 
@@ -73,7 +73,9 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
     const bool fast = forwardPath(strided, config) == ForwardPath::TensorCore && p.oRow % 2 == 0 &&
                       p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
     if (fast) {
-        std::string result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, s);
+        std::string result = detail::launchWgmma(p, b.heads, b.dk, b.dtype, s);
+        if (result != "sm90a") return result;
+        result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, s);
         if (result != "sm80") return result;
     }
     return detail::launchFallback(p, b.heads, b.dk, b.dv, b.dtype, s);

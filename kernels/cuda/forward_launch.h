@@ -31,6 +31,12 @@ struct FlashParams {
 std::string launchTensorCore(const FlashParams& params, int heads, int d, DType dtype,
                              cudaStream_t stream);
 
+/// sm_90a kernel (attention_forward_wgmma.cu, wgmma) for bf16/fp16 with dk == dv in {64, 128}.
+/// Returns "sm90a" when the device is not compute capability 9.0 or the build has no sm_90a code
+/// for it (the caller then takes launchTensorCore), else empty or the CUDA error.
+std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype,
+                        cudaStream_t stream);
+
 /// Fallback kernel (attention_forward_fallback.cu): any dk, dv <= kFallbackMaxDim, any dtype.
 inline constexpr int kFallbackMaxDim = 256;
 std::string launchFallback(const FlashParams& params, int heads, int dk, int dv, DType dtype,

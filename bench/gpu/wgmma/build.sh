@@ -1,14 +1,13 @@
 #!/bin/bash
 # Builds wgmma_test (run from the repository root): the sm_90a kernel, the mma.sync kernel it is
-# compared with, and the test/bench main. Extra arguments go to nvcc (e.g. -DWGMMA_WG64=3).
+# compared with, and the test/bench main. Extra arguments go to nvcc.
 set -euo pipefail
 out=${OUT_DIR:-build/wgmma}
 mkdir -p "$out"
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
-flags=(-std=c++17 -O3 -I. -Ibench/gpu/wgmma --expt-relaxed-constexpr -lineinfo
-       -DWGMMA_WG64=${WG64:-2} -DWGMMA_WG128=${WG128:-2} "$@")
+flags=(-std=c++17 -O3 -I. --expt-relaxed-constexpr -lineinfo "$@")
 "$nvcc" "${flags[@]}" -gencode=arch=compute_90a,code=sm_90a -Xptxas -v \
-    -c bench/gpu/wgmma/attention_forward_wgmma.cu -o "$out/wgmma.o" 2> "$out/ptxas.log" ||
+    -c kernels/cuda/attention_forward_wgmma.cu -o "$out/wgmma.o" 2> "$out/ptxas.log" ||
     { cat "$out/ptxas.log"; exit 1; }
 grep -E "C75|spill|registers" "$out/ptxas.log" | sort | uniq -c | sed -E 's/_ZN9gatescope[^ ]*wgmmaForward//' >&2 || true
 "$nvcc" "${flags[@]}" -gencode=arch=compute_90,code=sm_90 -c kernels/cuda/attention_forward_mma.cu -o "$out/mma.o"

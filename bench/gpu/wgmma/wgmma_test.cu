@@ -1,5 +1,6 @@
-// Standalone check and benchmark of the sm_90a wgmma forward (attention_forward_wgmma.cu) against
-// a float64 CPU reference and the mma.sync kernel (kernels/cuda/attention_forward_mma.cu).
+// Standalone check and benchmark of the sm_90a wgmma forward
+// (kernels/cuda/attention_forward_wgmma.cu) against a float64 CPU reference and the mma.sync kernel
+// (kernels/cuda/attention_forward_mma.cu).
 //   wgmma_test            correctness cases, then a timing table (both kernels)
 //   wgmma_test --max-n N  JSON lines in cuda_attention_bench's format (for compare_sdpa.py)
 #include <cuda_bf16.h>
@@ -17,10 +18,6 @@
 
 #include "kernels/cuda/forward_launch.h"
 
-namespace gatescope::kernels::cuda::detail {
-std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype,
-                        cudaStream_t stream);
-}
 namespace gc = gatescope::kernels::cuda;
 namespace gd = gatescope::kernels::cuda::detail;
 
@@ -96,13 +93,20 @@ bool runCase(const Case& cs, std::mt19937& rng) {
     std::normal_distribution<float> nd;
     std::vector<uint16_t> hq(size_t(n) * H * d), hk(size_t(n) * KH * d), hv(size_t(n) * KH * d);
     std::vector<float> fq(hq.size()), fk(hk.size()), fv(hv.size());
-    for (size_t i = 0; i < hq.size(); ++i) fq[i] = fromBits(hq[i] = toBits(nd(rng), cs.dt), cs.dt);
-    for (size_t i = 0; i < hk.size(); ++i) fk[i] = fromBits(hk[i] = toBits(nd(rng), cs.dt), cs.dt);
-    for (size_t i = 0; i < hv.size(); ++i) fv[i] = fromBits(hv[i] = toBits(nd(rng), cs.dt), cs.dt);
+    for (size_t i = 0; i < hq.size(); ++i)
+        fq[i] = fromBits(hq[i] = toBits(nd(rng), cs.dt), cs.dt);
+    for (size_t i = 0; i < hk.size(); ++i)
+        fk[i] = fromBits(hk[i] = toBits(nd(rng), cs.dt), cs.dt);
+    for (size_t i = 0; i < hv.size(); ++i)
+        fv[i] = fromBits(hv[i] = toBits(nd(rng), cs.dt), cs.dt);
     const std::vector<float> hc = logDecayCumsum(H, n, rng);
     // Element (head, token, col) offsets.
-    auto qOff = [&](int h, int64_t i) { return cs.strided ? (i * H + h) * d : (h * int64_t(n) + i) * d; };
-    auto kOff = [&](int h, int64_t i) { return cs.strided ? (i * KH + h) * d : (h * int64_t(n) + i) * d; };
+    auto qOff = [&](int h, int64_t i) {
+        return cs.strided ? (i * H + h) * d : (h * int64_t(n) + i) * d;
+    };
+    auto kOff = [&](int h, int64_t i) {
+        return cs.strided ? (i * KH + h) * d : (h * int64_t(n) + i) * d;
+    };
 
     void *q, *k, *v, *out;
     float *lse, *c;
@@ -140,11 +144,14 @@ bool runCase(const Case& cs, std::mt19937& rng) {
     // Sampled reference rows.
     std::vector<int> rows;
     if (n <= 1200) {
-        for (int i = 0; i < n; ++i) rows.push_back(i);
+        for (int i = 0; i < n; ++i)
+            rows.push_back(i);
     } else {
         std::uniform_int_distribution<int> ud(0, n - 1);
-        for (int r = 0; r < 96; ++r) rows.push_back(ud(rng));
-        for (int i = 0; i < 8; ++i) rows.push_back(i), rows.push_back(n - 1 - i);
+        for (int r = 0; r < 96; ++r)
+            rows.push_back(ud(rng));
+        for (int i = 0; i < 8; ++i)
+            rows.push_back(i), rows.push_back(n - 1 - i);
     }
     std::vector<double> ref(size_t(H) * rows.size() * d), refLse(size_t(H) * rows.size());
     for (int h = 0; h < H; ++h) {
@@ -156,17 +163,20 @@ bool runCase(const Case& cs, std::mt19937& rng) {
             double mx = -INFINITY;
             for (int j = lo; j <= i; ++j) {
                 double dot = 0;
-                for (int x = 0; x < d; ++x) dot += double(fq[qOff(h, i) + x]) * fk[kOff(kh, j) + x];
+                for (int x = 0; x < d; ++x)
+                    dot += double(fq[qOff(h, i) + x]) * fk[kOff(kh, j) + x];
                 double val = scale * dot;
                 if (cs.decay) val += double(hc[h * n + i]) - double(hc[h * n + j]);
                 u[j - lo] = val;
                 mx = std::max(mx, val);
             }
             double sum = 0;
-            for (auto& e : u) sum += (e = std::exp(e - mx));
+            for (auto& e : u)
+                sum += (e = std::exp(e - mx));
             for (int x = 0; x < d; ++x) {
                 double o = 0;
-                for (int j = lo; j <= i; ++j) o += u[j - lo] * fv[kOff(kh, j) + x];
+                for (int j = lo; j <= i; ++j)
+                    o += u[j - lo] * fv[kOff(kh, j) + x];
                 ref[(h * rows.size() + r) * d + x] = o / sum;
             }
             refLse[h * rows.size() + r] = mx + std::log(sum);
@@ -183,8 +193,10 @@ bool runCase(const Case& cs, std::mt19937& rng) {
         check(cudaMemcpy(ho.data(), out, ho.size() * 2, cudaMemcpyDeviceToHost), "cp");
         check(cudaMemcpy(hl.data(), lse, hl.size() * 4, cudaMemcpyDeviceToHost), "cp");
         res.allWritten = true;
-        for (auto b : ho) res.allWritten &= std::isfinite(fromBits(b, cs.dt));
-        for (auto x : hl) res.allWritten &= std::isfinite(x);
+        for (auto b : ho)
+            res.allWritten &= std::isfinite(fromBits(b, cs.dt));
+        for (auto x : hl)
+            res.allWritten &= std::isfinite(x);
         double num = 0, den = 0, lseErr = 0;
         for (int h = 0; h < H; ++h)
             for (size_t r = 0; r < rows.size(); ++r) {
@@ -196,7 +208,8 @@ bool runCase(const Case& cs, std::mt19937& rng) {
                     den += e * e;
                 }
                 const double rl = refLse[h * rows.size() + r];
-                const double dl = std::fabs(hl[h * int64_t(n) + i] - rl) / std::max(1.0, std::fabs(rl));
+                const double dl =
+                    std::fabs(hl[h * int64_t(n) + i] - rl) / std::max(1.0, std::fabs(rl));
                 lseErr = std::max(lseErr, std::isfinite(dl) ? dl : 1e30);
             }
         res.outErr = std::sqrt(num / std::max(den, 1e-300));
@@ -206,13 +219,14 @@ bool runCase(const Case& cs, std::mt19937& rng) {
     Result ours{}, base{};
     evaluate(gd::launchWgmma, ours);
     evaluate(gd::launchTensorCore, base);
-    const bool ok = ours.allWritten && ours.outErr < std::max(2e-2, 2 * base.outErr) &&
-                    ours.lseErr < 1e-3;
-    std::printf("%s n=%d d=%d H=%d g=%d %s w=%lld %s %s | wgmma err %.2e lse %.1e written %d | mma err %.2e lse %.1e\n",
-                ok ? "PASS" : "FAIL", n, d, H, cs.kvGroup, cs.decay ? "fox" : "plain",
-                (long long)cs.window, cs.dt == gc::DType::BF16 ? "bf16" : "fp16",
-                cs.strided ? "strided" : "contig", ours.outErr, ours.lseErr, int(ours.allWritten),
-                base.outErr, base.lseErr);
+    const bool ok =
+        ours.allWritten && ours.outErr < std::max(2e-2, 2 * base.outErr) && ours.lseErr < 1e-3;
+    std::printf(
+        "%s n=%d d=%d H=%d g=%d %s w=%lld %s %s | wgmma err %.2e lse %.1e written %d | mma err "
+        "%.2e lse %.1e\n",
+        ok ? "PASS" : "FAIL", n, d, H, cs.kvGroup, cs.decay ? "fox" : "plain", (long long)cs.window,
+        cs.dt == gc::DType::BF16 ? "bf16" : "fp16", cs.strided ? "strided" : "contig", ours.outErr,
+        ours.lseErr, int(ours.allWritten), base.outErr, base.lseErr);
     std::fflush(stdout);
     cudaFree(q);
     cudaFree(k);
@@ -225,7 +239,8 @@ bool runCase(const Case& cs, std::mt19937& rng) {
 
 template <class F>
 double medianMs(F&& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i) f();
+    for (int i = 0; i < warmup; ++i)
+        f();
     check(cudaDeviceSynchronize(), "warmup");
     std::vector<float> ts;
     cudaEvent_t start, stop;
@@ -262,7 +277,8 @@ void bench(int64_t maxN, bool json) {
         std::normal_distribution<float> nd;
         std::vector<uint16_t> h(elems);
         for (void* dst : {q, k, v}) {
-            for (auto& x : h) x = toBits(nd(rng), gc::DType::BF16);
+            for (auto& x : h)
+                x = toBits(nd(rng), gc::DType::BF16);
             check(cudaMemcpy(dst, h.data(), elems * 2, cudaMemcpyHostToDevice), "cp");
         }
         const std::vector<float> hc = logDecayCumsum(32, tokens, rng);
@@ -294,18 +310,22 @@ void bench(int64_t maxN, bool json) {
                 const double wg = medianMs(
                     [&] { check(gd::launchWgmma(p, bh, d, gc::DType::BF16, nullptr)); }, 3, reps);
                 const double mm = medianMs(
-                    [&] { check(gd::launchTensorCore(p, bh, d, gc::DType::BF16, nullptr)); }, 3, reps);
+                    [&] { check(gd::launchTensorCore(p, bh, d, gc::DType::BF16, nullptr)); }, 3,
+                    reps);
                 const char* kind = decay ? "fox" : "transformer";
                 if (json) {
-                    std::printf("{\"kernel\": \"gatescope_%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
-                                "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
-                                kind, d, (long long)n, batch, heads, wg, flops / wg / 1e9);
-                    std::printf("{\"kernel\": \"mma_%s\", \"d\": %d, \"n\": %lld, \"ms\": %.4f, "
-                                "\"tflops\": %.1f}\n",
-                                kind, d, (long long)n, mm, flops / mm / 1e9);
+                    std::printf(
+                        "{\"kernel\": \"gatescope_%s\", \"d\": %d, \"n\": %lld, \"batch\": %d, "
+                        "\"heads\": %d, \"ms\": %.4f, \"tflops\": %.1f}\n",
+                        kind, d, (long long)n, batch, heads, wg, flops / wg / 1e9);
+                    std::printf(
+                        "{\"kernel\": \"mma_%s\", \"d\": %d, \"n\": %lld, \"ms\": %.4f, "
+                        "\"tflops\": %.1f}\n",
+                        kind, d, (long long)n, mm, flops / mm / 1e9);
                 } else {
-                    std::printf("bench d=%d n=%lld %-11s wgmma %6.1f TFLOP/s  mma %6.1f TFLOP/s  (%.2fx)\n",
-                                d, (long long)n, kind, flops / wg / 1e9, flops / mm / 1e9, mm / wg);
+                    std::printf(
+                        "bench d=%d n=%lld %-11s wgmma %6.1f TFLOP/s  mma %6.1f TFLOP/s  (%.2fx)\n",
+                        d, (long long)n, kind, flops / wg / 1e9, flops / mm / 1e9, mm / wg);
                 }
                 std::fflush(stdout);
             }
@@ -352,7 +372,8 @@ int main(int argc, char** argv) {
                     cases.push_back({4097, d, 2, 1, decay, w, DType::BF16, false});
             cases.push_back({1000, d, 4, 2, true, 200, DType::BF16, true});
         }
-        for (const Case& cs : cases) fails += !runCase(cs, rng);
+        for (const Case& cs : cases)
+            fails += !runCase(cs, rng);
         std::printf("tests: %d failed of %zu\n", fails, cases.size());
     }
     if (!testsOnly) bench(65536, false);

@@ -14,7 +14,7 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/mma_sm80.cuh"
-#include "mma_sm90.cuh"
+#include "kernels/cuda/mma_sm90.cuh"
 
 namespace gatescope::kernels::cuda::detail {
 namespace {
@@ -24,12 +24,21 @@ constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -INFINITY;
 constexpr float kLazyRescale = 8.f;  // log2 units, as attention_forward_mma.cu
 constexpr int kBlockN = 128;
+// Consumer warpgroups per CTA (64 query rows each); 255 registers a thread at d = 128, one CTA an
+// SM.
+constexpr int kWarpgroups = 2;
+
+// Row sums of P from the tensor cores (V with a column of ones, wgmma n = D + 8, from a constant
+// swizzled block per stage) instead of one add per probability. Off: on an H100 it gained
+// nothing at d = 64, and sums of bf16-rounded P put lse 1.2e-3 off (the bar is 1e-3).
+template <int D>
+constexpr bool kOnesColumn = false;
 
 template <int D, int WG>
 constexpr size_t smemBytes() {
-    // Q, two K stages, two V stages, two stages of c_j; 1024 for aligning the swizzled tiles.
-    return size_t(64 * WG) * D * 2 + 4 * size_t(kBlockN) * D * 2 + 2 * kBlockN * sizeof(float) +
-           1024;
+    // Q, two K stages, two V stages (+ two ones blocks), two stages of c_j; 1024 for aligning.
+    return size_t(64 * WG) * D * 2 + (4 + (kOnesColumn<D> ? 2 : 0)) * size_t(kBlockN) * D * 2 +
+           (2 * kBlockN + 32) * sizeof(float) + 1024;
 }
 
 // Rows [row0, row0 + Rows) of a [n][D] head into a swizzled tile; rows past n zero-filled. The
@@ -59,13 +68,15 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
     constexpr int kDT = D / 8;
     constexpr uint32_t kKVBytes = BN * D * 2;
+    constexpr bool kOnes = kOnesColumn<D>;
+    constexpr int kAccN = kOnes ? D + 8 : D;
     extern __shared__ unsigned char smemRaw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
     unsigned char* sQ = smem;
     unsigned char* sK = sQ + BM * D * 2;
     unsigned char* sV = sK + 2 * kKVBytes;
-    float* sC = reinterpret_cast<float*>(sV + 2 * kKVBytes);
+    float* sC = reinterpret_cast<float*>(sV + (kOnes ? 4 : 2) * kKVBytes);
 
     const int n = static_cast<int>(p.n);
     const int window = p.window >= n ? 0 : static_cast<int>(p.window);
@@ -87,12 +98,21 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     const int tiles = (iLast - kStart) / BN + 1;
     auto tileStart = [&](int t) { return kStart + (tiles - 1 - t) * BN; };
     auto loadK = [&](int t) {
-        const int j0 = tileStart(t), stage = t % 2;
-        loadTile<T, D, BN, kThreads>(sK + stage * kKVBytes, k, p.kRow, j0, n);
-        if (Decay && threadIdx.x < BN) {
-            const int j = j0 + threadIdx.x;
-            cpAsync4(sC + stage * BN + threadIdx.x, j < n ? c + j : c, j < n);
-        }
+        loadTile<T, D, BN, kThreads>(sK + (t % 2) * kKVBytes, k, p.kRow, tileStart(t), n);
+    };
+    // Decay: the softmax reads C_j = (c_j - c_i0) log2(e) per key from shared memory, computed
+    // once per tile by threads < BN. Relative to the block's first row, the differences stay small
+    // wherever probabilities do not underflow, so precision holds at any N (c itself grows large).
+    const float cRef = Decay ? c[i0] : 0.f;
+    auto fetchC = [&](int t) {
+        const int j = tileStart(t) + threadIdx.x;
+        return Decay && threadIdx.x < BN && j < n ? c[j] : cRef;
+    };
+    // Branch-free (threads >= BN write a scratch slot): a branch between a wgmma wait and the
+    // next issue makes ptxas serialize the wgmmas (C7513).
+    auto storeC = [&](int t, float cj) {
+        const int slot = threadIdx.x < BN ? (t % 2) * BN + threadIdx.x : 2 * BN + threadIdx.x % 32;
+        sC[slot] = (cj - cRef) * kLog2e;
     };
     auto loadV = [&](int t) {
         loadTile<T, D, BN, kThreads>(sV + (t % 2) * kKVBytes, v, p.vRow, tileStart(t), n);
@@ -106,6 +126,19 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     if (tiles > 1) loadK(1);
     loadV(0);
     cpAsyncCommit();
+    if (Decay) {
+        storeC(0, fetchC(0));
+        if (tiles > 1) storeC(1, fetchC(1));
+    }
+    if constexpr (kOnes) {
+        // Ones block: column 0 (chunk 0, swizzled to chunk r % 8 in row r) is 1, the rest 0.
+        for (int idx = threadIdx.x; idx < 2 * BN * 8; idx += kThreads) {
+            const int r = (idx / 8) % BN, chunk = idx % 8;
+            uint4 val = make_uint4(0, 0, 0, 0);
+            if (chunk == r % 8) val.x = packPair<T>(1.f, 0.f);
+            reinterpret_cast<uint4*>(sV + 2 * kKVBytes)[idx] = val;
+        }
+    }
 
     const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
@@ -113,23 +146,27 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     const int wgRowLast = min(wgRow0 + 64, n) - 1;
     const int row0 = wgRow0 + warp * 16 + g;  // thread rows: row0 (h = 0) and row0 + 8 (h = 1)
 
+    // Softmax units: v = q.k raw (no decay; log2 units after multiplying by f = scale log2(e)),
+    // or v = (scale q.k - (c_j - c_i0)) log2(e) (decay; f = 1); the logit in log2 units is
+    // v f + cRow with cRow = (c_i - c_i0) log2(e). m is the running max of v.
     float cRow[2], m[2], l[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         const int i = row0 + 8 * h;
-        cRow[h] = Decay && i < n ? c[i] : 0.f;
+        cRow[h] = Decay && i < n ? (c[i] - cRef) * kLog2e : 0.f;
         m[h] = kNegInf;
         l[h] = 0.f;
     }
-    float acc[D / 2];
+    float acc[kAccN / 2];
 #pragma unroll
-    for (int i = 0; i < D / 2; ++i) acc[i] = 0.f;
+    for (int i = 0; i < kAccN / 2; ++i)
+        acc[i] = 0.f;
     float s[BN / 2];
     uint32_t pa[BN / 2 / 2];  // P as the A operand: 4 registers per k16 step
 
-    const float f = Decay ? kLog2e : p.scaleLog2;
-    const float scale = p.scaleLog2 * kLn2;
-    const float lazyThreshold = kLazyRescale / f;
+    const float f = Decay ? 1.f : p.scaleLog2;
+    const float scale2 = p.scaleLog2;
+    const float lazyThreshold = Decay ? kLazyRescale : kLazyRescale / p.scaleLog2;
 
     const uint32_t qAddr = smemAddress(sQ) + wg * 64 * 128;
     const uint32_t kAddr = smemAddress(sK), vAddr = smemAddress(sV);
@@ -146,10 +183,13 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         wgmmaCommit();
     };
     auto issuePV = [&](int t) {
-        const uint64_t vDesc = smemDescriptor(vAddr + (t % 2) * kKVBytes, BN * 128, 1024);
+        // Column blocks of 64 sit BN * 128 bytes apart; with the ones column, block 1 of stage s
+        // is the ones block at sV + (2 + s) * kKVBytes.
+        const uint64_t vDesc =
+            smemDescriptor(vAddr + (t % 2) * kKVBytes, (kOnes ? 2 : 1) * BN * 128, 1024);
 #pragma unroll
         for (int ks = 0; ks < BN / 16; ++ks)
-            wgmmaRS<D, T>(acc, pa + 4 * ks, vDesc + ((ks * 16 * 128) >> 4));
+            wgmmaRS<kAccN, T>(acc, pa + 4 * ks, vDesc + ((ks * 16 * 128) >> 4));
         wgmmaCommit();
     };
 
@@ -158,8 +198,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     float alpha[2];
     auto softmax = [&](int t, uint32_t(&pOut)[BN / 4]) -> bool {
         const int j0 = tileStart(t);
-        const bool mask =
-            j0 + BN - 1 > wgRow0 || (window > 0 && j0 < wgRowLast - window + 1);
+        const bool mask = j0 + BN - 1 > wgRow0 || (window > 0 && j0 < wgRowLast - window + 1);
         const float* tC = sC + (t % 2) * BN;
         float tileMax[2] = {kNegInf, kNegInf};
         auto bias = [&](auto masked) {
@@ -171,7 +210,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                 for (int e = 0; e < 4; ++e) {
                     const int h = e / 2;
                     float x = s[nt * 4 + e];
-                    if (Decay) x = fmaf(x, scale, cRow[h] - ((e & 1) ? cc.y : cc.x));
+                    if (Decay) x = fmaf(x, scale2, -((e & 1) ? cc.y : cc.x));
                     if constexpr (decltype(masked)::value) {
                         const int j = j0 + nt * 8 + 2 * tq + (e & 1), i = row0 + 8 * h;
                         const bool ok = j <= i && (window <= 0 || j > i - window);
@@ -197,13 +236,11 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         const bool any = __any_sync(0xffffffffu, grow);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            alpha[h] = 1.f;
-            if (any) {
-                const float mNew = fmaxf(m[h], tileMax[h]);
-                alpha[h] = mNew == kNegInf ? 1.f : fastExp2((m[h] - mNew) * f);
-                m[h] = mNew;
-                l[h] *= alpha[h];
-            }
+            // Selects, not a branch (C7513, as above).
+            const float mNew = any ? fmaxf(m[h], tileMax[h]) : m[h];
+            alpha[h] = mNew == kNegInf ? 1.f : fastExp2((m[h] - mNew) * f);
+            m[h] = mNew;
+            if (!kOnes) l[h] *= alpha[h];
             const float shift = m[h] == kNegInf ? 0.f : m[h] * f;
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
@@ -211,7 +248,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                 const float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
                 s[nt * 4 + 2 * h] = p0;
                 s[nt * 4 + 2 * h + 1] = p1;
-                l[h] += p0 + p1;
+                if (!kOnes) l[h] += p0 + p1;
             }
         }
         // n8 groups 2ks, 2ks + 1 of S are the A fragment of k16 step ks.
@@ -229,7 +266,8 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     fenceProxyAsync();
     __syncthreads();
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) s[i] = 0.f;
+    for (int i = 0; i < BN / 2; ++i)
+        s[i] = 0.f;
     fenceRegisters(s);
     wgmmaFence();
     issueS(0);
@@ -250,6 +288,8 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         if (t + 2 < tiles) loadK(t + 2);
         if (kNext) loadV(t + 1);
         cpAsyncCommit();
+        // Used at the end of the iteration: the global load's latency hides behind the MMAs.
+        const float cNext = Decay ? fetchC(min(t + 2, tiles - 1)) : 0.f;
         fenceRegisters(acc);
         fenceRegisters(pa);
         fenceRegisters(s);
@@ -266,11 +306,12 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
             fenceRegisters(acc);
             fenceRegisters(pa);
 #pragma unroll
-            for (int i = 0; i < BN / 4; ++i) pa[i] = paNext[i];
-            // Unconditional (alpha is 1 unless the max moved): a branch here makes ptxas
-            // serialize the wgmmas (C7513).
+            for (int i = 0; i < BN / 4; ++i)
+                pa[i] = paNext[i];
+                // Unconditional (alpha is 1 unless the max moved): a branch here makes ptxas
+                // serialize the wgmmas (C7513).
 #pragma unroll
-            for (int dt = 0; dt < kDT; ++dt) {
+            for (int dt = 0; dt < kAccN / 8; ++dt) {
                 acc[dt * 4 + 0] *= alpha[0];
                 acc[dt * 4 + 1] *= alpha[0];
                 acc[dt * 4 + 2] *= alpha[1];
@@ -280,16 +321,25 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
             wgmmaWait<0>();
             fenceRegisters(acc);
         }
+        // Stage t % 2 of sC (tile t) was last read by softmax(t) in iteration t - 1.
+        // (Past the last tile it rewrites a consumed stage.)
+        if (Decay) storeC(t + 2, cNext);
     };
-    for (int t = 0; t + 1 < tiles; ++t) iteration(t, std::true_type{});
+    for (int t = 0; t + 1 < tiles; ++t)
+        iteration(t, std::true_type{});
     iteration(tiles - 1, std::false_type{});
 
     T* out = static_cast<T*>(p.out) + head * p.oHead;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         float sum = l[h];
+        if constexpr (kOnes) {
+            sum = __shfl_sync(0xffffffffu, acc[D / 2 + 2 * h], lane & ~3);  // column D, tq = 0
+        } else {
 #pragma unroll
-        for (int off = 1; off < 4; off <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+            for (int off = 1; off < 4; off <<= 1)
+                sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        }
         const int i = row0 + 8 * h;
         if (i >= n) continue;
         const float inv = sum > 0.f ? 1.f / sum : 0.f;
@@ -299,7 +349,8 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
             *reinterpret_cast<uint32_t*>(out + int64_t(i) * p.oRow + col) =
                 packPair<T>(acc[dt * 4 + 2 * h] * inv, acc[dt * 4 + 2 * h + 1] * inv);
         }
-        if (p.lse && tq == 0) p.lse[head * p.lseHead + i] = (m[h] * f + log2f(sum)) * kLn2;
+        if (p.lse && tq == 0)
+            p.lse[head * p.lseHead + i] = (m[h] * f + cRow[h] + log2f(sum)) * kLn2;
     }
 }
 
@@ -324,7 +375,7 @@ std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
 
 /// Whether this build holds sm_90a code for the wgmma kernel and the current device runs it
 /// (probed once per process; the current device is assumed fixed).
-bool hasSm90aCode() {
+static bool hasSm90aCode() {
     static const bool has = [] {
         int device = 0, major = 0, minor = 0;
         if (cudaGetDevice(&device) != cudaSuccess) return false;
@@ -335,7 +386,8 @@ bool hasSm90aCode() {
         int value = 0;
         if (cudaMalloc(&flag, sizeof(int)) != cudaSuccess) return false;
         probeSm90a<<<1, 1>>>(flag);
-        const bool ok = cudaMemcpy(&value, flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+        const bool ok =
+            cudaMemcpy(&value, flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
         cudaFree(flag);
         cudaGetLastError();
         return ok && value == 1;
@@ -350,10 +402,10 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
         if (d == 64)
-            return decay ? launch<T, 64, true, WGMMA_WG64>(params, heads, stream)
-                         : launch<T, 64, false, WGMMA_WG64>(params, heads, stream);
-        return decay ? launch<T, 128, true, WGMMA_WG128>(params, heads, stream)
-                     : launch<T, 128, false, WGMMA_WG128>(params, heads, stream);
+            return decay ? launch<T, 64, true, kWarpgroups>(params, heads, stream)
+                         : launch<T, 64, false, kWarpgroups>(params, heads, stream);
+        return decay ? launch<T, 128, true, kWarpgroups>(params, heads, stream)
+                     : launch<T, 128, false, kWarpgroups>(params, heads, stream);
     };
     return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
 }

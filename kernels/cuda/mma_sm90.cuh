@@ -51,12 +51,14 @@ __device__ __forceinline__ void wgmmaWait() {
 template <int K>
 __device__ __forceinline__ void fenceRegisters(float (&r)[K]) {
 #pragma unroll
-    for (int i = 0; i < K; ++i) asm volatile("" : "+f"(r[i])::"memory");
+    for (int i = 0; i < K; ++i)
+        asm volatile("" : "+f"(r[i])::"memory");
 }
 template <int K>
 __device__ __forceinline__ void fenceRegisters(uint32_t (&r)[K]) {
 #pragma unroll
-    for (int i = 0; i < K; ++i) asm volatile("" : "+r"(r[i])::"memory");
+    for (int i = 0; i < K; ++i)
+        asm volatile("" : "+r"(r[i])::"memory");
 }
 
 /// Orders this thread's generic-proxy shared-memory writes (cp.async included) before later
@@ -65,6 +67,6 @@ __device__ __forceinline__ void fenceProxyAsync() {
     GATESCOPE_SM90_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-#include "wgmma_ops.cuh"
+#include "kernels/cuda/wgmma_ops.cuh"
 
 }  // namespace gatescope::kernels::cuda::detail
