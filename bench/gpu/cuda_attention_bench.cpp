@@ -4,7 +4,8 @@
 //   forward: FoX (decay) and Transformer (no decay), bf16, causal, head dims 64/128,
 //            B*N = 16k tokens (B = 1 from 16k up), H*d = 2048, as in the FlashAttention papers.
 //   tile:    one 256 x 256 attention tile recomputed from the fp32 factors of a 64k-token head.
-//   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map.
+//   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map (fp32 factors), and
+//            a FoX layer's attention and decay pyramids from bf16 factors beside its forward.
 // Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--forward-only]
 //        (--only-d, --only-n and --forward-only narrow the run, e.g. for ncu)
 #include <cuda_bf16.h>
@@ -84,6 +85,94 @@ std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
         }
     }
     return c;
+}
+
+// The trace's per-layer pyramid work beside the layer's forward, one FoX layer of the 760M-size
+// model (24 heads of 64, bf16 factors, N tokens): the forward (out + lse), the attention map's
+// pyramid and the decay map's, at the trace's default levels (finest side <= 1024, coarsest
+// side <= 256). Prints one JSON line with the three medians.
+void benchLayerPyramids(int64_t n, std::mt19937& rng, bool quick) {
+    const int heads = 24, d = 64;
+    const size_t elems = size_t(heads) * n * d;
+    void *q, *k, *v, *out;
+    float *lse, *c;
+    check(cudaMalloc(&q, elems * 2), "q");
+    check(cudaMalloc(&k, elems * 2), "k");
+    check(cudaMalloc(&v, elems * 2), "v");
+    check(cudaMalloc(&out, elems * 2), "out");
+    check(cudaMalloc(&lse, size_t(heads) * n * 4), "lse");
+    check(cudaMalloc(&c, size_t(heads) * n * 4), "c");
+    fillBf16(q, elems, 1.0f, rng);
+    fillBf16(k, elems, 1.0f, rng);
+    fillBf16(v, elems, 1.0f, rng);
+    const std::vector<float> hc = logDecayCumsum(heads, n, rng);
+    check(cudaMemcpy(c, hc.data(), hc.size() * 4, cudaMemcpyHostToDevice), "c copy");
+    gc::AdditiveDecayBatch b;
+    b.heads = heads;
+    b.n = n;
+    b.dk = b.dv = d;
+    b.dtype = gc::DType::BF16;
+    b.q = q;
+    b.k = k;
+    b.v = v;
+    b.logDecayCumsum = c;
+    b.scale = 1.0f / std::sqrt(float(d));
+    gc::ForwardOutputs o;
+    o.out = out;
+    o.lse = lse;
+    const int reps = quick ? 3 : 10;
+    const double forwardMs = medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 2, reps);
+
+    int finest = 0;
+    while (gc::pyramidSide(n, finest) > 1024)
+        ++finest;
+    int coarsest = finest;
+    while (gc::pyramidSide(n, coarsest) > 256)
+        ++coarsest;
+    std::vector<float*> maxs, means;
+    for (int l = finest; l <= coarsest; ++l) {
+        const int64_t s = gc::pyramidSide(n, l);
+        float *a, *m;
+        check(cudaMalloc(&a, size_t(heads) * s * s * 4), "pyr");
+        check(cudaMalloc(&m, size_t(heads) * s * s * 4), "pyr");
+        maxs.push_back(a);
+        means.push_back(m);
+    }
+    gc::DeviceHeadFactors f;
+    f.n = n;
+    f.dk = d;
+    f.dtype = gc::DType::BF16;
+    f.q = q;
+    f.k = k;
+    f.logDecayCumsum = c;
+    f.lse = lse;
+    f.scale = b.scale;
+    gc::PyramidHeads batch;
+    batch.heads = heads;
+    double ms[2];
+    for (gk::MapKind kind : {gk::MapKind::Attention, gk::MapKind::Decay}) {
+        ms[kind == gk::MapKind::Decay] = medianMs(
+            [&] {
+                check(gc::buildPyramids(f, batch, kind, finest, coarsest, maxs.data(), means.data(),
+                                        nullptr));
+            },
+            2, reps);
+    }
+    std::printf(
+        "{\"kernel\": \"layer_pyramids\", \"n\": %lld, \"heads\": %d, \"d\": %d, "
+        "\"levels\": \"%d-%d\", \"forward_ms\": %.3f, \"attention_pyramid_ms\": %.3f, "
+        "\"decay_pyramid_ms\": %.3f, \"pyramids_over_forward\": %.3f}\n",
+        (long long)n, heads, d, finest, coarsest, forwardMs, ms[0], ms[1],
+        (ms[0] + ms[1]) / forwardMs);
+    std::fflush(stdout);
+    for (float* p : maxs)
+        cudaFree(p);
+    for (float* p : means)
+        cudaFree(p);
+    for (void* p : {q, k, v, out})
+        cudaFree(p);
+    cudaFree(lse);
+    cudaFree(c);
 }
 
 }  // namespace
@@ -167,6 +256,11 @@ int main(int argc, char** argv) {
         cudaFree(out);
         cudaFree(lse);
         cudaFree(c);
+    }
+
+    if (!forwardOnly) {
+        for (int64_t n : {int64_t{16384}, int64_t{65536}})
+            if (n <= maxN) benchLayerPyramids(n, rng, quick);
     }
 
     // Tile recompute and pyramid from one 64k-token head's fp32 factors (lse from the forward).

@@ -7,6 +7,7 @@
 #include "core/maps/head_maps.h"
 #include "core/torch_pch.h"
 #include "data/trace/pyramid_geometry.h"
+#include "data/trace/trace_schema.h"
 #ifdef GATESCOPE_HAS_CUDA
 #include "kernels/cuda/async_copy.h"
 #include "kernels/cuda/attention_cuda.h"
@@ -359,11 +360,21 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
                 }
             }
         }
-        const std::size_t levelBytes = bytes - arrayBytes;
-        if (auto e = kc::copyToHostAsync(host + arrayBytes, slot.levels.data_ptr<float>(),
-                                         levelBytes, m_stream);
-            !e.empty())
-            return cudaError(e);
+        // Only the causal tile bands travel: the writer stores causal tiles alone.
+        const float* base = slot.levels.data_ptr<float>();
+        for (const auto& p : job.pyramids) {
+            for (int i = 0; i < count; ++i) {
+                const int64_t side = kc::pyramidSide(n, job.finestLevel + i);
+                for (std::size_t offset : {p.maxOffsets[i], p.meanOffsets[i]}) {
+                    auto* dst = reinterpret_cast<float*>(host + offset);
+                    const float* src = base + (offset - arrayBytes) / 4;
+                    if (auto e = kc::copyCausalBandsToHostAsync(dst, src, f.heads, side,
+                                                                data::kTileSide, m_stream);
+                        !e.empty())
+                        return cudaError(e);
+                }
+            }
+        }
     }
     if (auto e = kc::recordEvent(slot.done, m_stream); !e.empty()) return cudaError(e);
     slot.device = rec.deviceFactors;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace gatescope::kernels::cuda {
@@ -32,5 +33,12 @@ void freePinned(void* ptr);
 
 /// Asynchronous device-to-host copy of `bytes` on `stream`.
 std::string copyToHostAsync(void* hostDst, const void* deviceSrc, std::size_t bytes, void* stream);
+
+/// Asynchronous device-to-host copy, on `stream`, of the causal part of `count` square float
+/// grids stored one after another (side x side each, row-major; the same layout on both sides):
+/// for each band of `tile` rows only the columns up to the band's diagonal tile, which is all a
+/// pyramid level's causal tiles read. Host cells right of a band's diagonal tile are not written.
+std::string copyCausalBandsToHostAsync(float* hostDst, const float* deviceSrc, int count,
+                                       std::int64_t side, std::int64_t tile, void* stream);
 
 }  // namespace gatescope::kernels::cuda

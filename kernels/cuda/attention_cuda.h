@@ -94,13 +94,15 @@ std::string computeTile(const DeviceHeadFactors& head, MapKind kind, int64_t row
 int64_t pyramidSide(int64_t n, int level);
 
 /// Pyramid levels [finestLevel, coarsestLevel] of map `kind` (Attention or Decay), computed from
-/// the factors in 64 x 64 tiles that are reduced on chip into the finest level's cells: the
-/// full-resolution N x N map never exists in memory. For each level l, maxOut[l - finestLevel]
+/// the factors in tiles that are reduced on chip into the finest level's cells: the
+/// full-resolution N x N map never exists in memory. The attention map runs on tensor cores for
+/// 16-bit q, k with head dim 64 or 128 and cells of 16 tokens or more, on a generic kernel
+/// otherwise; the decay map comes from c alone. For each level l, maxOut[l - finestLevel]
 /// and meanOut[l - finestLevel] are device buffers of S_l x S_l floats (row-major, all cells,
 /// upper cells included) receiving the max- and mean-pooled level, with the CPU builder's
-/// conventions (disallowed tokens count as 0; mean over the tokens a cell covers). Device
-/// memory used besides the outputs: 8 x (S_finest^2 + S_(finest+1)^2) bytes, allocated and freed
-/// (stream-ordered) inside the call.
+/// conventions (disallowed tokens count as 0; mean over the tokens a cell covers); each coarser
+/// level is pooled from the one below it. Device memory besides the outputs: 16 bytes per
+/// finest cell row for the decay map (stream-ordered allocation), none for the attention map.
 /// Asynchronous on `stream` except for that allocation.
 std::string buildPyramid(const DeviceHeadFactors& head, MapKind kind, int finestLevel,
                          int coarsestLevel, float* const* maxOut, float* const* meanOut,
@@ -117,8 +119,7 @@ struct PyramidHeads {
 
 /// buildPyramid for a batch of heads in one launch per kernel (the grid spans the heads): `head`
 /// describes head 0, `batch` where the others are. maxOut[l - finestLevel] and
-/// meanOut[l - finestLevel] receive heads x S_l x S_l floats, head h at h * S_l^2. Scratch:
-/// 8 x heads x (S_finest^2 + S_(finest+1)^2) bytes, stream-ordered.
+/// meanOut[l - finestLevel] receive heads x S_l x S_l floats, head h at h * S_l^2.
 std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& batch, MapKind kind,
                           int finestLevel, int coarsestLevel, float* const* maxOut,
                           float* const* meanOut, void* stream);

@@ -12,6 +12,7 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/mma_sm80.cuh"
+#include "kernels/cuda/smem_tile.cuh"
 
 namespace gatescope::kernels::cuda::detail {
 namespace {
@@ -20,11 +21,6 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -INFINITY;
 constexpr float kLazyRescale = 8.f;  // log2 units: probabilities up to 2^8 before a rescale
-
-template <int D>
-constexpr int smemRow() {
-    return D + 8;  // 16-byte pad per row: ldmatrix rows land in distinct banks
-}
 
 // The CTA shape (measured on an H100 against 32-key tiles, Q held in registers, 8-warp CTAs
 // and a 3-stage ring; docs/benchmarks.md): 4 warps of 2 m16 tiles (128 query rows), 64-key
@@ -41,27 +37,6 @@ template <int D>
 constexpr size_t smemBytes() {
     return (size_t(kBlockM) + 2 * kStages * kBlockN) * smemRow<D>() * 2 +
            kStages * kBlockN * sizeof(float);
-}
-
-// Copies rows [row0, row0 + Rows) of a [n][D] head (row stride `stride`) into a padded shared
-// tile; rows past n are zero-filled. Each thread copies the same 16-byte column of every
-// (Threads / (D / 8))-th row: one address computation, then a constant step per copy.
-template <class T, int D, int Rows, int Threads>
-__device__ __forceinline__ void loadTile(T* tile, const T* src, int64_t stride, int row0, int n) {
-    constexpr int kChunks = D / 8;  // 16-byte chunks per row
-    constexpr int kRowStep = Threads / kChunks;
-    static_assert(Threads % kChunks == 0 && Rows % kRowStep == 0);
-    const int r0 = threadIdx.x / kChunks, ch = threadIdx.x % kChunks;
-    const int rowsLeft = n - row0 - r0;
-    const T* from = src + (row0 + r0) * stride + ch * 8;
-    const int64_t step = kRowStep * stride;
-    T* to = tile + r0 * smemRow<D>() + ch * 8;
-#pragma unroll
-    for (int it = 0; it < Rows / kRowStep; ++it) {
-        const bool valid = it * kRowStep < rowsLeft;
-        cpAsync16(to + it * kRowStep * smemRow<D>(), valid ? from : src, valid);
-        from += step;
-    }
 }
 
 template <class T, int D, bool Decay>

@@ -23,6 +23,11 @@ inline std::string lastLaunchError(const char* what) {
     return error == cudaSuccess ? std::string() : cudaMessage(error, what);
 }
 
+/// Blocks of `threads` threads that cover `count` items.
+inline unsigned blocksFor(int64_t count, int threads) {
+    return static_cast<unsigned>((count + threads - 1) / threads);
+}
+
 inline cudaStream_t asStream(void* stream) {
     return static_cast<cudaStream_t>(stream);
 }
@@ -55,6 +60,14 @@ __device__ __forceinline__ __half fromFloat<__half>(float x) {
 template <>
 __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
     return __float2bfloat16_rn(x);
+}
+
+/// Tokens covered by pyramid cell (r, c) of level `level` (cells of 2^level tokens; the last
+/// row and column of cells may be cut at n): the divisor of its mean.
+__device__ __forceinline__ float cellArea(int64_t r, int64_t c, int level, int64_t n) {
+    const int64_t rows = min((r + 1) << level, n) - (r << level);
+    const int64_t cols = min((c + 1) << level, n) - (c << level);
+    return static_cast<float>(rows) * static_cast<float>(cols);
 }
 
 /// Dispatches `f` with a value of the C++ element type of `dtype`.

@@ -1,8 +1,10 @@
 // Exact tile recompute and pyramid levels on the GPU for the additive log-decay family, from the
 // O(N) factors (q, k, c, lse). The value of a cell is computed as kernels/cpu/tile_recompute.cpp
 // does: logit = scale * q.k + (c_i - c_j); attention exp(logit - lse_i); decay exp(c_i - c_j).
-// The pyramid kernel reduces each 64 x 64 block of cells on chip into the finest level's cells;
-// the full-resolution map is never written.
+// buildPyramids writes the finest level through attention_pyramid_mma.cu (tensor cores),
+// decay_pyramid.cu (from c alone) or the generic kernel here, which reduces each 64 x 64 block of
+// cells on chip into the finest level's cells; the full-resolution map is never written. Coarser
+// levels are pooled from the finest.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,11 +13,14 @@
 
 #include "kernels/cuda/attention_cuda.h"
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/pyramid_launch.h"
 
 namespace gatescope::kernels::cuda {
 namespace {
 
 using detail::asStream;
+using detail::blocksFor;
+using detail::cellArea;
 using detail::lastLaunchError;
 using detail::toFloat;
 
@@ -204,19 +209,19 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// Finest-level cells: sum (double) and max (float bits, values >= 0, so integer order is float
-// order). Each CTA reduces one 64 x 64 block of the band into its cells; blockIdx.z is the head
-// (its cells at sum, maxGrid + head * side^2).
+// Finest-level cells: mean and max (float bits, values >= 0, so integer order is float order).
+// Each CTA reduces one 64 x 64 block of the band into its cells; blockIdx.z is the head (its
+// cells at mean, maxGrid + head * side^2).
 template <class T, bool Mma>
 __global__ void __launch_bounds__(kThreads)
-    pyramidKernel(Factors batch, MapKind kind, int level, int64_t side, double* sum,
+    pyramidKernel(Factors batch, MapKind kind, int level, int64_t side, float* mean,
                   float* maxGrid) {
     const int64_t br = int64_t(blockIdx.y) * kEdge, bc = int64_t(blockIdx.x) * kEdge;
     // Skip blocks with no allowed cell: above the diagonal or left of the window band.
     if (bc > br + kEdge - 1) return;
     if (batch.window > 0 && bc + kEdge - 1 < br - batch.window + 1) return;
     const Factors f = headOf<T>(batch, blockIdx.z);
-    sum += int64_t(blockIdx.z) * side * side;
+    mean += int64_t(blockIdx.z) * side * side;
     maxGrid += int64_t(blockIdx.z) * side * side;
     __shared__ float stage[2 * kEdge * (kDChunk + 1)];
     __shared__ float vals[kEdge][kEdge + 1];
@@ -230,7 +235,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int idx = threadIdx.x; idx < kEdge * kEdge; idx += kThreads) {
             const int r = idx / kEdge, cc = idx % kEdge;
             if (br + r < side && bc + cc < side) {
-                sum[(br + r) * side + bc + cc] = vals[r][cc];
+                mean[(br + r) * side + bc + cc] = vals[r][cc];
                 maxGrid[(br + r) * side + bc + cc] = vals[r][cc];
             }
         }
@@ -254,15 +259,14 @@ __global__ void __launch_bounds__(kThreads)
         }
         __syncthreads();
         if (threadIdx.x == 0) {
-            double total = 0.0;
-            float mx = 0.f;
+            float total = 0.f, mx = 0.f;
             for (int w = 0; w < kThreads / 32; ++w) {
                 total += ws[w];
                 mx = fmaxf(mx, wm[w]);
             }
-            const int64_t cell = (br >> level) * side + (bc >> level);
-            atomicAdd(sum + cell, total);
-            atomicMax(reinterpret_cast<int*>(maxGrid + cell), __float_as_int(mx));
+            const int64_t r = br >> level, c = bc >> level;
+            atomicAdd(mean + r * side + c, total / cellArea(r, c, level, f.n));
+            atomicMax(reinterpret_cast<int*>(maxGrid + r * side + c), __float_as_int(mx));
         }
         return;
     }
@@ -285,109 +289,42 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     for (int idx = threadIdx.x; idx < cells * cells; idx += kThreads) {
         const int cr = idx / cells, cc = idx % cells;
-        double s = 0.0;
-        float m = 0.f;
+        float s = 0.f, m = 0.f;
         for (int y = 0; y < cs; ++y) {
             s += psum[(cr * cs + y) * cells + cc];
             m = fmaxf(m, pmax[(cr * cs + y) * cells + cc]);
         }
         const int64_t gr = (br >> level) + cr, gc = (bc >> level) + cc;
         if (gr < side && gc < side) {
-            sum[gr * side + gc] = s;
+            mean[gr * side + gc] = s / cellArea(gr, gc, level, f.n);
             maxGrid[gr * side + gc] = m;
         }
     }
 }
 
-// Finest cells of the decay map exp(c_i - c_j) straight from c, one thread per cell (heads x side
-// x side): a cell whose cs x cs token pairs are all allowed is separable, sum = sum_i exp(c_i - M)
-// * sum_j exp(m - c_j) * exp(M - m) and max = exp(M - m) (M = max c_i over its rows, m = min c_j
-// over its columns); cells on the diagonal or the window's edge sum their allowed pairs one by
-// one. O(side^2 cs) work instead of O(n^2), no q.k.
-__global__ void decayCellsKernel(Factors f, int level, int64_t side, int heads, double* sum,
-                                 float* maxGrid) {
-    const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= heads * side * side) return;
-    const int64_t head = idx / (side * side), cell = idx % (side * side);
-    const int64_t R = cell / side, C = cell % side;
-    const float* c = f.c ? f.c + head * f.vecHead : nullptr;
-    const int64_t i0 = R << level, i1 = min((R + 1) << level, f.n);
-    const int64_t j0 = C << level, j1 = min((C + 1) << level, f.n);
-    double total = 0.0;
-    float mx = 0.f;
-    const bool outside = C > R || (f.window > 0 && j1 - 1 < i0 - f.window + 1);
-    const bool full = C < R && (f.window <= 0 || j0 >= i1 - f.window);
-    if (outside) {
-    } else if (full) {
-        if (!c) {
-            total = double(i1 - i0) * double(j1 - j0);
-            mx = 1.f;
-        } else {
-            float hi = c[i0], lo = c[j0];
-            for (int64_t i = i0 + 1; i < i1; ++i)
-                hi = fmaxf(hi, c[i]);
-            for (int64_t j = j0 + 1; j < j1; ++j)
-                lo = fminf(lo, c[j]);
-            float a = 0.f, b = 0.f;
-            for (int64_t i = i0; i < i1; ++i)
-                a += expf(c[i] - hi);
-            for (int64_t j = j0; j < j1; ++j)
-                b += expf(lo - c[j]);
-            mx = expf(hi - lo);
-            total = double(a) * double(b) * double(mx);
-        }
-    } else {
-        for (int64_t i = i0; i < i1; ++i) {
-            float row = 0.f;
-            for (int64_t j = j0; j < j1; ++j) {
-                if (j > i || (f.window > 0 && j <= i - f.window)) continue;
-                const float v = c ? expf(c[i] - c[j]) : 1.f;
-                row += v;
-                mx = fmaxf(mx, v);
+// Level `level` + 1 from level `level` (both for every head, stored one after another, head h
+// at h * side^2): the max of the four children, and their mean weighted by the tokens each
+// covers. Grid: x covers a row of cells, y strides over the rows, z is the head.
+__global__ void coarsenKernel(const float* mean, const float* maxGrid, int64_t side, int level,
+                              int64_t n, float* upMean, float* upMax, int64_t upSide) {
+    const int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= upSide) return;
+    mean += blockIdx.z * side * side;
+    maxGrid += blockIdx.z * side * side;
+    for (int64_t r = blockIdx.y; r < upSide; r += gridDim.y) {
+        float s = 0.f, m = 0.f;
+        for (int y = 0; y < 2; ++y)
+            for (int x = 0; x < 2; ++x) {
+                const int64_t rr = 2 * r + y, cc = 2 * c + x;
+                if (rr < side && cc < side) {
+                    s += mean[rr * side + cc] * cellArea(rr, cc, level, n);
+                    m = fmaxf(m, maxGrid[rr * side + cc]);
+                }
             }
-            total += row;
-        }
+        const int64_t idx = (blockIdx.z * upSide + r) * upSide + c;
+        upMean[idx] = s / cellArea(r, c, level + 1, n);
+        upMax[idx] = m;
     }
-    sum[idx] = total;
-    maxGrid[idx] = mx;
-}
-
-__device__ __forceinline__ int64_t extent(int64_t r, int level, int64_t n) {
-    const int64_t begin = r << level;
-    return min((r + 1) << level, n) - begin;
-}
-
-// Both kernels below run over `heads` levels stored one after another (head h at h * side^2).
-__global__ void meanKernel(const double* sum, int64_t side, int level, int64_t n, int heads,
-                           float* mean) {
-    const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= heads * side * side) return;
-    const int64_t cell = idx % (side * side);
-    const int64_t r = cell / side, c = cell % side;
-    mean[idx] = static_cast<float>(sum[idx] / (static_cast<double>(extent(r, level, n)) *
-                                               static_cast<double>(extent(c, level, n))));
-}
-
-__global__ void coarsenKernel(const double* sum, const float* maxGrid, int64_t side, double* upSum,
-                              float* upMax, int64_t upSide, int heads) {
-    const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (idx >= heads * upSide * upSide) return;
-    const int64_t head = idx / (upSide * upSide), cell = idx % (upSide * upSide);
-    const int64_t r = cell / upSide, c = cell % upSide;
-    sum += head * side * side;
-    maxGrid += head * side * side;
-    double s = 0.0;
-    float m = 0.f;
-    for (int y = 0; y < 2; ++y)
-        for (int x = 0; x < 2; ++x) {
-            const int64_t rr = 2 * r + y, cc = 2 * c + x;
-            if (rr < side && cc < side) {
-                s += sum[rr * side + cc];
-                m = fmaxf(m, maxGrid[rr * side + cc]);
-            }
-        }
-    upSum[idx] = s;
-    upMax[idx] = m;
 }
 
 Factors toFactors(const DeviceHeadFactors& h) {
@@ -414,8 +351,68 @@ std::string checkFactors(const DeviceHeadFactors& h, MapKind kind) {
     return {};
 }
 
-unsigned blocksFor(int64_t count, int threads) {
-    return static_cast<unsigned>((count + threads - 1) / threads);
+// Writes the finest level's cell means into `mean` and maxima into `maxGrid` (heads x side^2
+// each): the decay map from c alone, the attention map on tensor cores where the shape allows,
+// else the generic block kernel.
+std::string finestLevelCells(const Factors& f, DType dtype, MapKind kind, int level, int64_t side,
+                             int heads, float* mean, float* maxGrid, cudaStream_t s) {
+    if (kind == MapKind::Decay) {
+        detail::DecayPyramidParams params{};
+        params.c = f.c;
+        params.n = f.n;
+        params.window = f.window;
+        params.vecHead = f.vecHead;
+        params.level = level;
+        params.side = side;
+        params.mean = mean;
+        params.max = maxGrid;
+        return detail::launchDecayPyramid(params, heads, s);
+    }
+    // The attention kernels write only the cells they visit (causal, inside the window).
+    cudaMemsetAsync(mean, 0, sizeof(float) * heads * side * side, s);
+    cudaMemsetAsync(maxGrid, 0, sizeof(float) * heads * side * side, s);
+    detail::AttentionPyramidParams params{};
+    params.q = f.q;
+    params.k = f.k;
+    params.c = f.c;
+    params.lse = f.lse;
+    params.n = f.n;
+    params.window = f.window;
+    params.qRow = f.qRow;
+    params.kRow = f.kRow;
+    params.qHead = f.qHead;
+    params.kHead = f.kHead;
+    params.vecHead = f.vecHead;
+    params.kvGroup = f.kvGroup;
+    params.scale = f.scale;
+    params.level = level;
+    params.side = side;
+    params.mean = mean;
+    params.max = maxGrid;
+    if (detail::attentionPyramidMmaFits(params, f.dk, dtype)) {
+        std::string result = detail::launchAttentionPyramidMma(params, heads, f.dk, dtype, s);
+        if (result != "sm80") return result;
+    }
+    const int64_t blocks = (f.n + kEdge - 1) / kEdge;
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(blocks),
+                    static_cast<unsigned>(heads));
+    detail::withElementType(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, float>) {
+            // Tensor cores where the build has sm_80+ code for this device.
+            cudaFuncAttributes attributes{};
+            if (cudaFuncGetAttributes(&attributes, pyramidKernel<T, true>) == cudaSuccess &&
+                attributes.ptxVersion >= 80) {
+                pyramidKernel<T, true>
+                    <<<grid, kThreads, 0, s>>>(f, kind, level, side, mean, maxGrid);
+                return 0;
+            }
+            cudaGetLastError();
+        }
+        pyramidKernel<T, false><<<grid, kThreads, 0, s>>>(f, kind, level, side, mean, maxGrid);
+        return 0;
+    });
+    return lastLaunchError("buildPyramid finest level");
 }
 
 }  // namespace
@@ -463,64 +460,24 @@ std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& bat
     const int heads = batch.heads;
     const cudaStream_t s = asStream(stream);
     const int64_t side = pyramidSide(n, finestLevel);
-    const int64_t upSide = pyramidSide(n, finestLevel + 1);
-    double* sums = nullptr;
-    const size_t bytes = sizeof(double) * size_t(heads) * size_t(side * side + upSide * upSide);
-    cudaError_t error = cudaMallocAsync(reinterpret_cast<void**>(&sums), bytes, s);
-    if (error != cudaSuccess) return detail::cudaMessage(error, "buildPyramid scratch");
-    double* cur = sums;
-    double* next = sums + heads * side * side;
-    std::string result;
-    auto check = [&](const char* what) {
-        if (result.empty()) result = lastLaunchError(what);
-        return result.empty();
-    };
-    cudaMemsetAsync(cur, 0, sizeof(double) * heads * side * side, s);
-    cudaMemsetAsync(maxOut[0], 0, sizeof(float) * heads * side * side, s);
     Factors f = toFactors(head);
     f.qHead = batch.qHeadStride ? batch.qHeadStride : n * f.qRow;
     f.kHead = batch.kHeadStride ? batch.kHeadStride : n * f.kRow;
     f.vecHead = batch.vecHeadStride ? batch.vecHeadStride : n;
     f.kvGroup = batch.kvGroup;
-    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(blocks),
-                    static_cast<unsigned>(heads));
-    if (kind == MapKind::Decay) {
-        decayCellsKernel<<<blocksFor(heads * side * side, 256), 256, 0, s>>>(f, finestLevel, side,
-                                                                             heads, cur, maxOut[0]);
-    } else {
-        detail::withElementType(head.dtype, [&](auto tag) {
-            using T = decltype(tag);
-            if constexpr (!std::is_same_v<T, float>) {
-                // Tensor cores where the build has sm_80+ code for this device.
-                cudaFuncAttributes attributes{};
-                if (cudaFuncGetAttributes(&attributes, pyramidKernel<T, true>) == cudaSuccess &&
-                    attributes.ptxVersion >= 80) {
-                    pyramidKernel<T, true>
-                        <<<grid, kThreads, 0, s>>>(f, kind, finestLevel, side, cur, maxOut[0]);
-                    return 0;
-                }
-                cudaGetLastError();
-            }
-            pyramidKernel<T, false>
-                <<<grid, kThreads, 0, s>>>(f, kind, finestLevel, side, cur, maxOut[0]);
-            return 0;
-        });
-    }
+    std::string result =
+        finestLevelCells(f, head.dtype, kind, finestLevel, side, heads, meanOut[0], maxOut[0], s);
     int64_t levelSide = side;
-    for (int level = finestLevel; check("buildPyramid reduce"); ++level) {
+    for (int level = finestLevel; result.empty() && level < coarsestLevel; ++level) {
         const int idx = level - finestLevel;
-        meanKernel<<<blocksFor(heads * levelSide * levelSide, 256), 256, 0, s>>>(
-            cur, levelSide, level, n, heads, meanOut[idx]);
-        if (!check("buildPyramid mean") || level == coarsestLevel) break;
         const int64_t up = pyramidSide(n, level + 1);
-        coarsenKernel<<<blocksFor(heads * up * up, 256), 256, 0, s>>>(
-            cur, maxOut[idx], levelSide, next, maxOut[idx + 1], up, heads);
-        std::swap(cur, next);
+        const dim3 grid(blocksFor(up, 256), static_cast<unsigned>(std::min<int64_t>(up, 65535)),
+                        static_cast<unsigned>(heads));
+        coarsenKernel<<<grid, 256, 0, s>>>(meanOut[idx], maxOut[idx], levelSide, level, n,
+                                           meanOut[idx + 1], maxOut[idx + 1], up);
+        result = lastLaunchError("buildPyramid coarsen");
         levelSide = up;
     }
-    error = cudaFreeAsync(sums, s);
-    if (result.empty() && error != cudaSuccess)
-        result = detail::cudaMessage(error, "buildPyramid free");
     return result;
 }
 

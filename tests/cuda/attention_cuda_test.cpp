@@ -31,21 +31,6 @@ namespace {
 
 using namespace gatescope::cudatest;
 
-/// Cumulative log forget gates c = cumsum(log sigmoid(z)), z ~ N(2, 1.5), per head.
-std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt19937& rng) {
-    std::normal_distribution<float> dist(2.0f, 1.5f);
-    std::vector<float> c(size_t(heads) * n);
-    for (int h = 0; h < heads; ++h) {
-        float acc = 0.0f;
-        for (int64_t i = 0; i < n; ++i) {
-            const float z = dist(rng);
-            acc += -std::log1p(std::exp(-z));
-            c[size_t(h) * n + i] = acc;
-        }
-    }
-    return c;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Forward
 // ---------------------------------------------------------------------------------------------
@@ -259,29 +244,6 @@ struct DeviceHead {
     }
 };
 
-/// |gpu - cpu| <= rtol |cpu| + atol for every element; -inf must match -inf. Returns the count
-/// of mismatches and reports the worst relative error.
-int64_t compareTiles(const std::vector<float>& gpu, const std::vector<float>& cpu, double rtol,
-                     double atol, double* worst) {
-    int64_t bad = 0;
-    *worst = 0.0;
-    for (size_t i = 0; i < cpu.size(); ++i) {
-        const float a = gpu[i], b = cpu[i];
-        if (std::isinf(b) || std::isinf(a)) {
-            bad += a != b;
-            continue;
-        }
-        if (std::isnan(a) || std::isnan(b)) {
-            ++bad;
-            continue;
-        }
-        const double e = std::abs(double(a) - b);
-        *worst = std::max(*worst, e / (std::abs(double(b)) + atol / rtol));
-        bad += e > rtol * std::abs(double(b)) + atol;
-    }
-    return bad;
-}
-
 TEST_F(CudaTest, TilesMatchCpuRecompute) {
     struct Setup {
         int64_t n;
@@ -421,30 +383,10 @@ TEST_F(CudaTest, PyramidsMatchCpuBuilder) {
                   "");
         CUDA_OK(cudaDeviceSynchronize());
         for (int l = 0; l < levels; ++l) {
-            std::vector<float> gMax(cpuMax[l].size()), gMean(cpuMean[l].size());
-            CUDA_OK(cudaMemcpy(gMax.data(), maxPtrs[l], gMax.size() * 4, cudaMemcpyDeviceToHost));
-            CUDA_OK(
-                cudaMemcpy(gMean.data(), meanPtrs[l], gMean.size() * 4, cudaMemcpyDeviceToHost));
-            // The CPU delivers only tiles on or below the diagonal; compare the cells it gave.
-            std::vector<float> a, b, am, bm;
-            for (size_t i = 0; i < gMax.size(); ++i) {
-                if (std::isnan(cpuMax[l][i])) continue;
-                a.push_back(gMax[i]);
-                b.push_back(cpuMax[l][i]);
-                am.push_back(gMean[i]);
-                bm.push_back(cpuMean[l][i]);
-            }
-            ASSERT_FALSE(b.empty());
-            double worstMax = 0.0, worstMean = 0.0;
-            EXPECT_EQ(compareTiles(a, b, 1e-4, 1e-9, &worstMax), 0)
-                << "max pool, level " << pc.finest + l << " n=" << pc.n;
-            EXPECT_EQ(compareTiles(am, bm, 1e-4, 1e-9, &worstMean), 0)
-                << "mean pool, level " << pc.finest + l << " n=" << pc.n;
-            std::printf(
-                "[pyramid] n=%lld %s window=%lld level %d: %zu cells, worst rel max %.2e "
-                "mean %.2e\n",
-                (long long)pc.n, gk::toString(pc.kind), (long long)pc.window, pc.finest + l,
-                b.size(), worstMax, worstMean);
+            const std::string label =
+                std::string("n=") + std::to_string(pc.n) + " " + gk::toString(pc.kind) +
+                " window=" + std::to_string(pc.window) + " level " + std::to_string(pc.finest + l);
+            expectLevelMatchesCpu(maxPtrs[l], meanPtrs[l], cpuMax[l], cpuMean[l], "pyramid", label);
         }
     }
 }

@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/attention_cuda.h"
@@ -141,6 +143,70 @@ inline Errors compare(const std::vector<float>& out, const std::vector<float>& r
     }
     e.rel = std::sqrt(errSq / std::max(refSq, 1e-30));
     return e;
+}
+
+/// Cumulative log forget gates c = cumsum(log sigmoid(z)), z ~ N(2, 1.5), per head.
+inline std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt19937& rng) {
+    std::normal_distribution<float> dist(2.0f, 1.5f);
+    std::vector<float> c(size_t(heads) * n);
+    for (int h = 0; h < heads; ++h) {
+        float acc = 0.0f;
+        for (int64_t i = 0; i < n; ++i) {
+            const float z = dist(rng);
+            acc += -std::log1p(std::exp(-z));
+            c[size_t(h) * n + i] = acc;
+        }
+    }
+    return c;
+}
+
+/// |gpu - cpu| <= rtol |cpu| + atol for every element; -inf must match -inf. Returns the count
+/// of mismatches and reports the worst relative error.
+inline int64_t compareTiles(const std::vector<float>& gpu, const std::vector<float>& cpu,
+                            double rtol, double atol, double* worst) {
+    int64_t bad = 0;
+    *worst = 0.0;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+        const float a = gpu[i], b = cpu[i];
+        if (std::isinf(b) || std::isinf(a)) {
+            bad += a != b;
+            continue;
+        }
+        if (std::isnan(a) || std::isnan(b)) {
+            ++bad;
+            continue;
+        }
+        const double e = std::abs(double(a) - b);
+        *worst = std::max(*worst, e / (std::abs(double(b)) + atol / rtol));
+        bad += e > rtol * std::abs(double(b)) + atol;
+    }
+    return bad;
+}
+
+/// Compares one GPU pyramid level (max and mean pools, device buffers) with the CPU builder's,
+/// over the cells the CPU delivered (it delivers only causal tiles; the rest is NaN), to
+/// rtol 1e-4. Prints "[tag] label: cells, worst relative errors".
+inline void expectLevelMatchesCpu(const float* deviceMax, const float* deviceMean,
+                                  const std::vector<float>& cpuMax,
+                                  const std::vector<float>& cpuMean, const char* tag,
+                                  const std::string& label) {
+    std::vector<float> gMax(cpuMax.size()), gMean(cpuMean.size());
+    CUDA_OK(cudaMemcpy(gMax.data(), deviceMax, gMax.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(gMean.data(), deviceMean, gMean.size() * 4, cudaMemcpyDeviceToHost));
+    std::vector<float> a, b, am, bm;
+    for (size_t i = 0; i < gMax.size(); ++i) {
+        if (std::isnan(cpuMax[i])) continue;
+        a.push_back(gMax[i]);
+        b.push_back(cpuMax[i]);
+        am.push_back(gMean[i]);
+        bm.push_back(cpuMean[i]);
+    }
+    ASSERT_FALSE(b.empty()) << label;
+    double worstMax = 0.0, worstMean = 0.0;
+    EXPECT_EQ(compareTiles(a, b, 1e-4, 1e-9, &worstMax), 0) << "max pool, " << label;
+    EXPECT_EQ(compareTiles(am, bm, 1e-4, 1e-9, &worstMean), 0) << "mean pool, " << label;
+    std::printf("[%s] %s: %zu cells, worst rel max %.2e mean %.2e\n", tag, label.c_str(), b.size(),
+                worstMax, worstMean);
 }
 
 /// Skips the test when no CUDA device is visible (CI builds the GPU tests and skips them).
