@@ -186,17 +186,30 @@ __global__ void __launch_bounds__(kThreads, 2) attentionPyramid(AttentionPyramid
                 }
             const bool mask =
                 j0 + BN - 1 > warpRow0 || (window > 0 && j0 < warpRowLast - window + 1);
+            // exponent = scale q.k log2e + (c_i - c_j - lse_i) log2e, split as a row part and a
+            // column part around the anchor A = c of the tile's first key: both parts stay small
+            // wherever the weight is not negligible (|c_i - A| grows with the distance to the
+            // tile, and the weight decays as fast), so c's large magnitude at long N never
+            // enters a sum, and each value costs one add and one FMA before the exp.
+            const float anchor = tC[0];
+            float rowPart[MT][2];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    rowPart[mt][h] = fmaf(cRow[mt][h] - anchor, kLog2e, base[mt][h]);
+            const float scaleLog2 = p.scale * kLog2e;
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
-                const float cCol[2] = {tC[nt * 8 + 2 * tq], tC[nt * 8 + 2 * tq + 1]};
+                const float colPart[2] = {(anchor - tC[nt * 8 + 2 * tq]) * kLog2e,
+                                          (anchor - tC[nt * 8 + 2 * tq + 1]) * kLog2e};
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
                     for (int e = 0; e < 4; ++e) {
                         const int h = e / 2;
-                        // The bias as a difference first (c grows large at long N), as the CPU.
-                        const float logit = fmaf(s[mt][nt][e], p.scale, cRow[mt][h] - cCol[e & 1]);
-                        float v = fastExp2(fmaf(logit, kLog2e, base[mt][h]));
+                        float v = fastExp2(
+                            fmaf(s[mt][nt][e], scaleLog2, rowPart[mt][h] + colPart[e & 1]));
                         if (mask) {
                             const int j = j0 + nt * 8 + 2 * tq + (e & 1);
                             const int i = warpRow0 + mt * 16 + h * 8 + g;
