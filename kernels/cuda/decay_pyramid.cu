@@ -3,8 +3,8 @@
 // column block. Per token block B (2^level tokens; row and column blocks are the same blocks):
 //   hi_B = max c, A_B = sum exp(c - hi_B), lo_B = min c, Z_B = sum exp(lo_B - c);
 // then a full cell (R, C) has sum A_R Z_C exp(hi_R - lo_C) and max exp(hi_R - lo_C): O(1) per
-// cell. Cells on the diagonal or the window's edge sum their allowed pairs one by one; cells
-// with no allowed pair are 0.
+// cell. Diagonal cells take a running sum along their rows (O(cells)); cells on the window's
+// edge sum their allowed pairs one by one; cells with no allowed pair are 0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -59,6 +59,24 @@ __device__ void decayCell(const DecayPyramidParams& p, const BlockStats* stats, 
             const BlockStats r = stats[head * side + R], col = stats[head * side + C];
             mx = expf(r.hi - col.lo);
             total = double(r.a) * double(col.z) * double(mx);
+        }
+    } else if (R == C && (window <= 0 || window >= (int64_t{1} << p.level))) {
+        // A diagonal cell that the window does not cut: every j <= i of the block. The row sums
+        // T_i = sum_{j0 <= j <= i} exp(c_i - c_j) follow T_i = exp(c_i - c_(i-1)) T_(i-1) + 1,
+        // and the largest pair of row i is exp(c_i - min_(j <= i) c_j): O(cells) rather than
+        // O(cells^2), which would hold every wave of the grid on its diagonal threads.
+        if (!c) {
+            const double rows = double(i1 - i0);
+            total = rows * (rows + 1) / 2;
+            mx = 1.f;
+        } else {
+            float row = 0.f, lowest = c[i0];
+            for (int64_t i = i0; i < i1; ++i) {
+                row = i == i0 ? 1.f : fmaf(expf(c[i] - c[i - 1]), row, 1.f);
+                lowest = fminf(lowest, c[i]);
+                total += row;
+                mx = fmaxf(mx, expf(c[i] - lowest));
+            }
         }
     } else {
         for (int64_t i = i0; i < i1; ++i) {

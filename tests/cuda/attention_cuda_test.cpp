@@ -336,6 +336,7 @@ TEST_F(CudaTest, PyramidsMatchCpuBuilder) {
     for (const PyramidCase& pc : {PyramidCase{1337, 64, true, 0, gk::MapKind::Attention, 0, 3},
                                   PyramidCase{4099, 128, true, 0, gk::MapKind::Attention, 2, 7},
                                   PyramidCase{4099, 64, true, 0, gk::MapKind::Decay, 5, 9},
+                                  PyramidCase{3001, 64, true, 300, gk::MapKind::Decay, 4, 7},
                                   PyramidCase{3001, 64, true, 300, gk::MapKind::Attention, 1, 6},
                                   PyramidCase{2500, 96, false, 0, gk::MapKind::Attention, 3, 12}}) {
         const HeadData h = makeHead(pc.n, pc.d, pc.decay, pc.window, 1234 + unsigned(pc.n));
