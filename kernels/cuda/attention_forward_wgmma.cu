@@ -1,8 +1,9 @@
 // sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
 // WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
-// shared memory; key/value tiles of 128 rows are double-buffered there through cp.async. S = Q K^T
-// takes both operands from shared memory; O += P V takes P from registers (the S accumulators,
-// exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
+// shared memory; key/value tiles of 128 rows go there through cp.async (a double buffer, or at
+// d = 64 from 2048 keys a ping-pong ring, below). S = Q K^T takes both operands from shared
+// memory; O += P V takes P from registers (the S accumulators, exponentiated and rounded to 16
+// bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
 // runs. Online softmax in base 2, lazy rescale of the running max, tiles from the diagonal back.
 #include <algorithm>
@@ -28,17 +29,22 @@ constexpr int kBlockN = 128;
 // SM.
 constexpr int kWarpgroups = 2;
 
-// Row sums of P from the tensor cores (V with a column of ones, wgmma n = D + 8, from a constant
-// swizzled block per stage) instead of one add per probability. Off: on an H100 it gained
-// nothing at d = 64, and sums of bf16-rounded P put lse 1.2e-3 off (the bar is 1e-3).
-template <int D>
-constexpr bool kOnesColumn = false;
+// d = 64: ping-pong. K/V tiles go through a ring of kStages stages, loaded kAhead tiles ahead by
+// all threads with one "full" mbarrier per stage (no CTA barrier in the loop), and named barriers
+// make the two warpgroups issue their MMAs in turn, so that one warpgroup's softmax runs while the
+// other's MMAs occupy the tensor cores. d = 128 and short N: double buffer, one CTA barrier per
+// tile.
+template <bool PP>
+constexpr int kStages = PP ? 5 : 2;
+constexpr int kAhead = 3;
+// Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel is faster).
+constexpr int64_t kPingPongMinN = 2048;
 
-template <int D, int WG>
+template <int D, int WG, bool PP>
 constexpr size_t smemBytes() {
-    // Q, two K stages, two V stages (+ two ones blocks), two stages of c_j; 1024 for aligning.
-    return size_t(64 * WG) * D * 2 + (4 + (kOnesColumn<D> ? 2 : 0)) * size_t(kBlockN) * D * 2 +
-           (2 * kBlockN + 32) * sizeof(float) + 1024;
+    // Q, the K and V stages, the stages of c_j (+ scratch), the mbarriers; 1024 for aligning.
+    return size_t(64 * WG) * D * 2 + 2 * kStages<PP> * size_t(kBlockN) * D * 2 +
+           (kStages<PP> * kBlockN + 32) * sizeof(float) + kStages<PP> * sizeof(uint64_t) + 1024;
 }
 
 // Rows [row0, row0 + Rows) of a [n][D] head into a swizzled tile; rows past n zero-filled. The
@@ -62,21 +68,25 @@ __device__ __forceinline__ void loadTile(unsigned char* tile, const T* src, int6
     }
 }
 
-template <class T, int D, bool Decay, int WG>
+template <class T, int D, bool Decay, int WG, bool PP>
 __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     constexpr int kThreads = 128 * WG, BM = 64 * WG, BN = kBlockN;
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
     constexpr int kDT = D / 8;
     constexpr uint32_t kKVBytes = BN * D * 2;
-    constexpr bool kOnes = kOnesColumn<D>;
-    constexpr int kAccN = kOnes ? D + 8 : D;
+    constexpr bool kPP = PP;
+    constexpr int kS = kStages<PP>;
     extern __shared__ unsigned char smemRaw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
     unsigned char* sQ = smem;
     unsigned char* sK = sQ + BM * D * 2;
-    unsigned char* sV = sK + 2 * kKVBytes;
-    float* sC = reinterpret_cast<float*>(sV + (kOnes ? 4 : 2) * kKVBytes);
+    unsigned char* sV = sK + kS * kKVBytes;
+    // As an offset from smemRaw (not through the integer cast above), so that the compiler keeps
+    // the shared window: LDS/STS instead of generic loads and stores for sC.
+    float* sC = reinterpret_cast<float*>(smemRaw + (sV + kS * kKVBytes - smemRaw));
+    const uint32_t barAddr = smemAddress(sC + kS * BN + 32);
+    auto full = [&](int stage) { return barAddr + stage * 8; };
 
     const int n = static_cast<int>(p.n);
     const int window = p.window >= n ? 0 : static_cast<int>(p.window);
@@ -98,7 +108,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     const int tiles = (iLast - kStart) / BN + 1;
     auto tileStart = [&](int t) { return kStart + (tiles - 1 - t) * BN; };
     auto loadK = [&](int t) {
-        loadTile<T, D, BN, kThreads>(sK + (t % 2) * kKVBytes, k, p.kRow, tileStart(t), n);
+        loadTile<T, D, BN, kThreads>(sK + (t % kS) * kKVBytes, k, p.kRow, tileStart(t), n);
     };
     // Decay: the softmax reads C_j = (c_j - c_i0) log2(e) per key from shared memory, computed
     // once per tile by threads < BN. Relative to the block's first row, the differences stay small
@@ -110,33 +120,47 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     };
     // Branch-free (threads >= BN write a scratch slot): a branch between a wgmma wait and the
     // next issue makes ptxas serialize the wgmmas (C7513).
-    auto storeC = [&](int t, float cj) {
-        const int slot = threadIdx.x < BN ? (t % 2) * BN + threadIdx.x : 2 * BN + threadIdx.x % 32;
+    auto storeC = [&](int stage, float cj) {
+        const int slot = threadIdx.x < BN ? stage * BN + threadIdx.x : kS * BN + threadIdx.x % 32;
         sC[slot] = (cj - cRef) * kLog2e;
     };
     auto loadV = [&](int t) {
-        loadTile<T, D, BN, kThreads>(sV + (t % 2) * kKVBytes, v, p.vRow, tileStart(t), n);
+        loadTile<T, D, BN, kThreads>(sV + (t % kS) * kKVBytes, v, p.vRow, tileStart(t), n);
     };
 
-    // Commit groups: {Q, K_0}, then per iteration t one group {K_{t+2}, V_{t+1}} issued at its
-    // start (iteration t consumes K_{t+1} and V_t; the prologue issues {K_1, V_0}).
-    loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
-    loadK(0);
-    cpAsyncCommit();
-    if (tiles > 1) loadK(1);
-    loadV(0);
-    cpAsyncCommit();
-    if (Decay) {
-        storeC(0, fetchC(0));
-        if (tiles > 1) storeC(1, fetchC(1));
-    }
-    if constexpr (kOnes) {
-        // Ones block: column 0 (chunk 0, swizzled to chunk r % 8 in row r) is 1, the rest 0.
-        for (int idx = threadIdx.x; idx < 2 * BN * 8; idx += kThreads) {
-            const int r = (idx / 8) % BN, chunk = idx % 8;
-            uint4 val = make_uint4(0, 0, 0, 0);
-            if (chunk == r % 8) val.x = packPair<T>(1.f, 0.f);
-            reinterpret_cast<uint4*>(sV + 2 * kKVBytes)[idx] = val;
+    if constexpr (kPP) {
+        // Tile x (K_x, V_x, C_x) is complete in stage x % kS once every thread's copies have
+        // landed (cp.async arrivals) and, with decay, every thread has stored its C_x.
+        if (threadIdx.x == 0) {
+            for (int st = 0; st < kS; ++st)
+                mbarrierInit(barAddr + st * 8, Decay ? 2 * kThreads : kThreads);
+            asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        }
+        __syncthreads();
+        loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
+        cpAsyncCommit();
+        for (int x = 0; x < kAhead && x < tiles; ++x) {
+            loadK(x);
+            loadV(x);
+            mbarrierArriveCpAsync(full(x));
+            cpAsyncCommit();
+            if (Decay) {
+                storeC(x, fetchC(x));
+                mbarrierArrive(full(x));
+            }
+        }
+    } else {
+        // Commit groups: {Q, K_0}, then per iteration t one group {K_{t+2}, V_{t+1}} issued at its
+        // start (iteration t consumes K_{t+1} and V_t; the prologue issues {K_1, V_0}).
+        loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
+        loadK(0);
+        cpAsyncCommit();
+        if (tiles > 1) loadK(1);
+        loadV(0);
+        cpAsyncCommit();
+        if (Decay) {
+            storeC(0, fetchC(0));
+            if (tiles > 1) storeC(1, fetchC(1));
         }
     }
 
@@ -157,9 +181,9 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         m[h] = kNegInf;
         l[h] = 0.f;
     }
-    float acc[kAccN / 2];
+    float acc[D / 2];
 #pragma unroll
-    for (int i = 0; i < kAccN / 2; ++i)
+    for (int i = 0; i < D / 2; ++i)
         acc[i] = 0.f;
     float s[BN / 2];
     uint32_t pa[BN / 2 / 2];  // P as the A operand: 4 registers per k16 step
@@ -172,8 +196,8 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     const uint32_t kAddr = smemAddress(sK), vAddr = smemAddress(sV);
     const uint64_t qDesc = smemDescriptor(qAddr, 16, 1024);
 
-    auto issueS = [&](int t) {
-        const uint64_t kDesc = smemDescriptor(kAddr + (t % 2) * kKVBytes, 16, 1024);
+    auto issueS = [&](int stage) {
+        const uint64_t kDesc = smemDescriptor(kAddr + stage * kKVBytes, 16, 1024);
 #pragma unroll
         for (int ks = 0; ks < D / 16; ++ks) {
             const uint32_t qOff = ((ks / 4) * BM * 128 + (ks % 4) * 32) >> 4;
@@ -182,24 +206,22 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         }
         wgmmaCommit();
     };
-    auto issuePV = [&](int t) {
-        // Column blocks of 64 sit BN * 128 bytes apart; with the ones column, block 1 of stage s
-        // is the ones block at sV + (2 + s) * kKVBytes.
-        const uint64_t vDesc =
-            smemDescriptor(vAddr + (t % 2) * kKVBytes, (kOnes ? 2 : 1) * BN * 128, 1024);
+    auto issuePV = [&](int stage) {
+        // Column blocks of 64 sit BN * 128 bytes apart.
+        const uint64_t vDesc = smemDescriptor(vAddr + stage * kKVBytes, BN * 128, 1024);
 #pragma unroll
         for (int ks = 0; ks < BN / 16; ++ks)
-            wgmmaRS<kAccN, T>(acc, pa + 4 * ks, vDesc + ((ks * 16 * 128) >> 4));
+            wgmmaRS<D, T>(acc, pa + 4 * ks, vDesc + ((ks * 16 * 128) >> 4));
         wgmmaCommit();
     };
 
     // Masks, biases and exponentiates S of tile t (S landed) into pa and l; returns whether the
     // running max moved (then O must be multiplied by alpha once the pending P V is done).
     float alpha[2];
-    auto softmax = [&](int t, uint32_t(&pOut)[BN / 4]) -> bool {
+    auto softmax = [&](int t, int stage, uint32_t(&pOut)[BN / 4]) -> bool {
         const int j0 = tileStart(t);
         const bool mask = j0 + BN - 1 > wgRow0 || (window > 0 && j0 < wgRowLast - window + 1);
-        const float* tC = sC + (t % 2) * BN;
+        const float* tC = sC + stage * BN;
         float tileMax[2] = {kNegInf, kNegInf};
         auto bias = [&](auto masked) {
 #pragma unroll
@@ -240,7 +262,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
             const float mNew = any ? fmaxf(m[h], tileMax[h]) : m[h];
             alpha[h] = mNew == kNegInf ? 1.f : fastExp2((m[h] - mNew) * f);
             m[h] = mNew;
-            if (!kOnes) l[h] *= alpha[h];
+            l[h] *= alpha[h];
             const float shift = m[h] == kNegInf ? 0.f : m[h] * f;
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
@@ -248,7 +270,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                 const float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
                 s[nt * 4 + 2 * h] = p0;
                 s[nt * 4 + 2 * h + 1] = p1;
-                if (!kOnes) l[h] += p0 + p1;
+                l[h] += p0 + p1;
             }
         }
         // n8 groups 2ks, 2ks + 1 of S are the A fragment of k16 step ks.
@@ -262,9 +284,17 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         return any;
     };
 
-    cpAsyncWait<1>();
-    fenceProxyAsync();
-    __syncthreads();
+    if constexpr (kPP) {
+        cpAsyncWait<kAhead>();  // Q (the tile groups after it may be pending)
+        fenceProxyAsync();
+        __syncthreads();
+        mbarrierWait(full(0), 0);
+        fenceProxyAsync();
+    } else {
+        cpAsyncWait<1>();
+        fenceProxyAsync();
+        __syncthreads();
+    }
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
         s[i] = 0.f;
@@ -273,35 +303,95 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     issueS(0);
     wgmmaWait<0>();
     fenceRegisters(s);
-    softmax(0, pa);  // the first tile finds O = 0: no rescale
+    softmax(0, 0, pa);  // the first tile finds O = 0: no rescale
+    // Ping-pong: warpgroup w waits at named barrier 1 + w before issuing its MMAs and, once they
+    // are issued, lets the other one go (barrier 2 - w). Warpgroup 0 goes first.
+    if (kPP && wg == 1) namedBarrierArrive(1, 256);
 
     // One iteration: S of tile t + 1 (when there is one) and O += P_t V_t in flight together,
     // then the softmax of tile t + 1. The last iteration is a separate instance (HasNext false)
     // so that no branch sits between wgmma.fence and the wgmmas.
+    // Loop loads (ping-pong): tiles t + kAhead >= 1 lie wholly in [0, n) (only the diagonal tile
+    // 0 can pass n), so no row tests; per-thread offsets step back one tile per iteration.
+    constexpr int kChunks = D / 8, kRowStep = kThreads / kChunks;
+    const int ldRow = threadIdx.x / kChunks, ldChunk = threadIdx.x % kChunks;
+    const uint32_t ldDst = swizzledOffset(ldRow, ldChunk, BN);
+    int64_t kOff = int64_t(tileStart(kAhead) + ldRow) * p.kRow + ldChunk * 8;
+    int64_t vOff = int64_t(tileStart(kAhead) + ldRow) * p.vRow + ldChunk * 8;
+    auto loadLoop = [&](int stage) {
+#pragma unroll
+        for (int it = 0; it < BN / kRowStep; ++it) {
+            cpAsync16(sK + stage * kKVBytes + ldDst + it * kRowStep * 128,
+                      k + kOff + int64_t(it) * kRowStep * p.kRow, true);
+            cpAsync16(sV + stage * kKVBytes + ldDst + it * kRowStep * 128,
+                      v + vOff + int64_t(it) * kRowStep * p.vRow, true);
+        }
+    };
+    auto nextStage = [](int x) { return x + 1 == kS ? 0 : x + 1; };
+    // st: the stage of tile t; ph: the phase parity of tile t + 1's full barrier.
+    int st = 0;
+    uint32_t ph = 0;
+
     auto iteration = [&](int t, auto hasNext) {
         constexpr bool kNext = decltype(hasNext)::value;
-        cpAsyncWait<0>();
-        fenceProxyAsync();
-        // After this barrier K_{t+1} and V_t are visible and every warpgroup is done with
-        // iteration t - 1, whose stages the loads below reuse.
-        __syncthreads();
-        if (t + 2 < tiles) loadK(t + 2);
-        if (kNext) loadV(t + 1);
-        cpAsyncCommit();
-        // Used at the end of the iteration: the global load's latency hides behind the MMAs.
-        const float cNext = Decay ? fetchC(min(t + 2, tiles - 1)) : 0.f;
+        // Stages of tiles t and t + 1 (double buffer: t % 2 stays on the uniform datapath).
+        const int st0 = kPP ? st : t % kS;
+        const int st1 = kPP ? nextStage(st) : (t + 1) % kS;
+        float cNext = 0.f;
+        if constexpr (kPP) {
+            // V_t landed with K_t (waited for in iteration t - 1 or the prologue).
+            if constexpr (kNext) {
+                mbarrierWait(full(st1), ph);
+                fenceProxyAsync();
+            }
+            // Used at the end of the iteration: the global load's latency hides behind the MMAs.
+            cNext = Decay ? fetchC(min(t + kAhead, tiles - 1)) : 0.f;
+            namedBarrierSync(1 + wg, 256);
+        } else {
+            cpAsyncWait<0>();
+            fenceProxyAsync();
+            // After this barrier K_{t+1} and V_t are visible and every warpgroup is done with
+            // iteration t - 1, whose stages the loads below reuse.
+            __syncthreads();
+            if (t + 2 < tiles) loadK(t + 2);
+            if (kNext) loadV(t + 1);
+            cpAsyncCommit();
+            // Used at the end of the iteration: the global load's latency hides behind the MMAs.
+            cNext = Decay ? fetchC(min(t + 2, tiles - 1)) : 0.f;
+        }
         fenceRegisters(acc);
         fenceRegisters(pa);
         fenceRegisters(s);
         wgmmaFence();
-        if constexpr (kNext) issueS(t + 1);
-        issuePV(t);
+        if constexpr (kNext) issueS(st1);
+        issuePV(st0);
+        if constexpr (kPP) {
+            if constexpr (kNext) namedBarrierArrive(2 - wg, 256);
+            // Stage (t + kAhead) % kS last held tile t + kAhead - kS = t - 2: both warpgroups are
+            // done with it, since the other one has issued its MMAs of iteration t - 1 (the
+            // named barrier above) or of iteration t.
+            const int stL = st0 + kAhead >= kS ? st0 + kAhead - kS : st0 + kAhead;
+            if (t + kAhead < tiles) {
+                loadLoop(stL);
+                mbarrierArriveCpAsync(full(stL));
+                cpAsyncCommit();
+            }
+            kOff -= int64_t(BN) * p.kRow;
+            vOff -= int64_t(BN) * p.vRow;
+            // Branch-free (past the last tile this writes a consumed stage and arrives on a
+            // barrier nobody waits for); here rather than after the waits, where ptxas serializes
+            // the wgmmas (C7513).
+            if (Decay) {
+                storeC(stL, cNext);
+                mbarrierArrive(full(stL));
+            }
+        }
         if constexpr (kNext) {
             wgmmaWait<1>();
             fenceRegisters(s);
             // pa still feeds the P V in flight: the new P moves into pa only after its wait.
             uint32_t paNext[BN / 4];
-            softmax(t + 1, paNext);
+            softmax(t + 1, st1, paNext);
             wgmmaWait<0>();
             fenceRegisters(acc);
             fenceRegisters(pa);
@@ -311,7 +401,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                 // Unconditional (alpha is 1 unless the max moved): a branch here makes ptxas
                 // serialize the wgmmas (C7513).
 #pragma unroll
-            for (int dt = 0; dt < kAccN / 8; ++dt) {
+            for (int dt = 0; dt < D / 8; ++dt) {
                 acc[dt * 4 + 0] *= alpha[0];
                 acc[dt * 4 + 1] *= alpha[0];
                 acc[dt * 4 + 2] *= alpha[1];
@@ -320,10 +410,15 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         } else {
             wgmmaWait<0>();
             fenceRegisters(acc);
+            if (kPP && wg == 0) namedBarrierArrive(2, 256);  // after the last MMAs: no branch
         }
-        // Stage t % 2 of sC (tile t) was last read by softmax(t) in iteration t - 1.
-        // (Past the last tile it rewrites a consumed stage.)
-        if (Decay) storeC(t + 2, cNext);
+        if constexpr (!kPP) {
+            // Stage t % 2 of sC (tile t) was last read by softmax(t) in iteration t - 1.
+            // (Past the last tile it rewrites a consumed stage.)
+            if (Decay) storeC(st0, cNext);
+        }
+        ph ^= nextStage(st1) == 0 ? 1u : 0u;
+        st = st1;
     };
     for (int t = 0; t + 1 < tiles; ++t)
         iteration(t, std::true_type{});
@@ -333,13 +428,9 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         float sum = l[h];
-        if constexpr (kOnes) {
-            sum = __shfl_sync(0xffffffffu, acc[D / 2 + 2 * h], lane & ~3);  // column D, tq = 0
-        } else {
 #pragma unroll
-            for (int off = 1; off < 4; off <<= 1)
-                sum += __shfl_xor_sync(0xffffffffu, sum, off);
-        }
+        for (int off = 1; off < 4; off <<= 1)
+            sum += __shfl_xor_sync(0xffffffffu, sum, off);
         const int i = row0 + 8 * h;
         if (i >= n) continue;
         const float inv = sum > 0.f ? 1.f / sum : 0.f;
@@ -358,10 +449,10 @@ __global__ void probeSm90a(int* out) {
     *out = GATESCOPE_SM90A_CODE;
 }
 
-template <class T, int D, bool Decay, int WG>
+template <class T, int D, bool Decay, int WG, bool PP>
 std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
-    constexpr size_t smem = smemBytes<D, WG>();
-    auto kernel = wgmmaForward<T, D, Decay, WG>;
+    constexpr size_t smem = smemBytes<D, WG, PP>();
+    auto kernel = wgmmaForward<T, D, Decay, WG, PP>;
     cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
@@ -401,11 +492,14 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
     const bool decay = params.c != nullptr;
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
+        if (d == 64 && params.n >= kPingPongMinN)
+            return decay ? launch<T, 64, true, kWarpgroups, true>(params, heads, stream)
+                         : launch<T, 64, false, kWarpgroups, true>(params, heads, stream);
         if (d == 64)
-            return decay ? launch<T, 64, true, kWarpgroups>(params, heads, stream)
-                         : launch<T, 64, false, kWarpgroups>(params, heads, stream);
-        return decay ? launch<T, 128, true, kWarpgroups>(params, heads, stream)
-                     : launch<T, 128, false, kWarpgroups>(params, heads, stream);
+            return decay ? launch<T, 64, true, kWarpgroups, false>(params, heads, stream)
+                         : launch<T, 64, false, kWarpgroups, false>(params, heads, stream);
+        return decay ? launch<T, 128, true, kWarpgroups, false>(params, heads, stream)
+                     : launch<T, 128, false, kWarpgroups, false>(params, heads, stream);
     };
     return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
 }

@@ -67,6 +67,46 @@ __device__ __forceinline__ void fenceProxyAsync() {
     GATESCOPE_SM90_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/// mbarrier in shared memory (CTA scope): init by one thread, then a CTA barrier before use.
+__device__ __forceinline__ void mbarrierInit(uint32_t bar, uint32_t count) {
+    GATESCOPE_SM90_ASM("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count)
+                       : "memory");
+}
+
+/// One arrival (release at CTA scope: this thread's earlier shared-memory writes).
+__device__ __forceinline__ void mbarrierArrive(uint32_t bar) {
+    GATESCOPE_SM90_ASM(
+        "{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+        : "memory");
+}
+
+/// One arrival, triggered once all of this thread's earlier cp.async copies have landed; the
+/// barrier's expected count includes it (.noinc).
+__device__ __forceinline__ void mbarrierArriveCpAsync(uint32_t bar) {
+    GATESCOPE_SM90_ASM("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar)
+                       : "memory");
+}
+
+/// Waits until the phase with parity `parity` has completed (acquire at CTA scope). The retry
+/// loop is inside the asm; between wgmmas, ptxas does not serialize them for it (no C7513).
+__device__ __forceinline__ void mbarrierWait(uint32_t bar, uint32_t parity) {
+    GATESCOPE_SM90_ASM(
+        "{\n.reg .pred done;\nwait_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra wait_%=;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+
+/// Named barriers (ids 1..15; 0 is __syncthreads): sync waits for `threads` arrivals in all,
+/// arrive only counts this warp in.
+__device__ __forceinline__ void namedBarrierSync(uint32_t id, uint32_t threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void namedBarrierArrive(uint32_t id, uint32_t threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 #include "kernels/cuda/wgmma_ops.cuh"
 
 }  // namespace gatescope::kernels::cuda::detail
