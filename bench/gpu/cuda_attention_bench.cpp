@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/bench_support.h"
 #include "kernels/cuda/attention_cuda.h"
 
 namespace gc = gatescope::kernels::cuda;
@@ -27,43 +28,8 @@ namespace gk = gatescope::kernels;
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
-
-void check(const std::string& e) {
-    if (!e.empty()) {
-        std::fprintf(stderr, "%s\n", e.c_str());
-        std::exit(1);
-    }
-}
-
-template <class F>
-double medianMs(F&& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i)
-        f();
-    check(cudaDeviceSynchronize(), "warm-up");
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-        cudaEventRecord(start);
-        f();
-        cudaEventRecord(stop);
-        check(cudaEventSynchronize(stop), "timed run");
-        float t = 0.f;
-        cudaEventElapsedTime(&t, start, stop);
-        ms.push_back(t);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+using gatescope::benchgpu::check;
+using gatescope::benchgpu::medianMs;
 
 // Fills a device buffer with random bf16 values (never zeros), generated on the host.
 void fillBf16(void* dst, size_t count, float sigma, std::mt19937& rng) {
@@ -86,6 +52,29 @@ std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
     }
     return c;
 }
+
+// Device buffers of pyramid levels [finest, coarsest] for `heads` heads (max and mean pools,
+// heads x S^2 floats per level), freed with the object.
+struct LevelBuffers {
+    std::vector<float*> maxs, means;
+    LevelBuffers(int64_t n, int heads, int finest, int coarsest) {
+        for (int l = finest; l <= coarsest; ++l) {
+            const int64_t s = gc::pyramidSide(n, l);
+            for (auto* pool : {&maxs, &means}) {
+                float* p = nullptr;
+                check(cudaMalloc(&p, size_t(heads) * s * s * 4), "pyramid level");
+                pool->push_back(p);
+            }
+        }
+    }
+    ~LevelBuffers() {
+        for (auto* pool : {&maxs, &means})
+            for (float* p : *pool)
+                cudaFree(p);
+    }
+    LevelBuffers(const LevelBuffers&) = delete;
+    LevelBuffers& operator=(const LevelBuffers&) = delete;
+};
 
 // The trace's per-layer pyramid work beside the layer's forward, one FoX layer of the 760M-size
 // model (24 heads of 64, bf16 factors, N tokens): the forward (out + lse), the attention map's
@@ -129,15 +118,7 @@ void benchLayerPyramids(int64_t n, std::mt19937& rng, bool quick) {
     int coarsest = finest;
     while (gc::pyramidSide(n, coarsest) > 256)
         ++coarsest;
-    std::vector<float*> maxs, means;
-    for (int l = finest; l <= coarsest; ++l) {
-        const int64_t s = gc::pyramidSide(n, l);
-        float *a, *m;
-        check(cudaMalloc(&a, size_t(heads) * s * s * 4), "pyr");
-        check(cudaMalloc(&m, size_t(heads) * s * s * 4), "pyr");
-        maxs.push_back(a);
-        means.push_back(m);
-    }
+    const LevelBuffers levels(n, heads, finest, coarsest);
     gc::DeviceHeadFactors f;
     f.n = n;
     f.dk = d;
@@ -153,8 +134,8 @@ void benchLayerPyramids(int64_t n, std::mt19937& rng, bool quick) {
     for (gk::MapKind kind : {gk::MapKind::Attention, gk::MapKind::Decay}) {
         ms[kind == gk::MapKind::Decay] = medianMs(
             [&] {
-                check(gc::buildPyramids(f, batch, kind, finest, coarsest, maxs.data(), means.data(),
-                                        nullptr));
+                check(gc::buildPyramids(f, batch, kind, finest, coarsest, levels.maxs.data(),
+                                        levels.means.data(), nullptr));
             },
             2, reps);
     }
@@ -165,10 +146,6 @@ void benchLayerPyramids(int64_t n, std::mt19937& rng, bool quick) {
         (long long)n, heads, d, finest, coarsest, forwardMs, ms[0], ms[1],
         (ms[0] + ms[1]) / forwardMs);
     std::fflush(stdout);
-    for (float* p : maxs)
-        cudaFree(p);
-    for (float* p : means)
-        cudaFree(p);
     for (void* p : {q, k, v, out})
         cudaFree(p);
     cudaFree(lse);
@@ -341,19 +318,11 @@ int main(int argc, char** argv) {
             (long long)n, d, tileHostMs);
 
         const int finest = 5, coarsest = 10;
-        std::vector<float*> maxs, means;
-        for (int l = finest; l <= coarsest; ++l) {
-            const int64_t s = gc::pyramidSide(n, l);
-            float *a, *m;
-            check(cudaMalloc(&a, s * s * 4), "pyr");
-            check(cudaMalloc(&m, s * s * 4), "pyr");
-            maxs.push_back(a);
-            means.push_back(m);
-        }
+        const LevelBuffers levels(n, 1, finest, coarsest);
         const double pyrMs = medianMs(
             [&] {
-                check(gc::buildPyramid(f, gk::MapKind::Attention, finest, coarsest, maxs.data(),
-                                       means.data(), nullptr));
+                check(gc::buildPyramid(f, gk::MapKind::Attention, finest, coarsest,
+                                       levels.maxs.data(), levels.means.data(), nullptr));
             },
             1, quick ? 3 : 5);
         const double cells = double(n) * n / 2;
@@ -361,10 +330,6 @@ int main(int argc, char** argv) {
             "{\"kernel\": \"pyramid_attention_l5_l10\", \"n\": %lld, \"d\": %d, "
             "\"ms\": %.2f, \"gcells_per_s\": %.1f}\n",
             (long long)n, d, pyrMs, cells / pyrMs / 1e6);
-        for (float* p : maxs)
-            cudaFree(p);
-        for (float* p : means)
-            cudaFree(p);
 
         cudaFree(q);
         cudaFree(k);

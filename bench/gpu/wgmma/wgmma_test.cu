@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/bench_support.h"
 #include "kernels/cuda/forward_launch.h"
 
 namespace gc = gatescope::kernels::cuda;
@@ -23,18 +24,8 @@ namespace gd = gatescope::kernels::cuda::detail;
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
-void check(const std::string& e) {
-    if (!e.empty()) {
-        std::fprintf(stderr, "%s\n", e.c_str());
-        std::exit(1);
-    }
-}
+using gatescope::benchgpu::check;
+using gatescope::benchgpu::medianMs;
 
 uint16_t toBits(float x, gc::DType dt) {
     uint16_t b;
@@ -235,30 +226,6 @@ bool runCase(const Case& cs, std::mt19937& rng) {
     cudaFree(lse);
     cudaFree(c);
     return ok;
-}
-
-template <class F>
-double medianMs(F&& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i)
-        f();
-    check(cudaDeviceSynchronize(), "warmup");
-    std::vector<float> ts;
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    for (int i = 0; i < reps; ++i) {
-        cudaEventRecord(start);
-        f();
-        cudaEventRecord(stop);
-        check(cudaEventSynchronize(stop), "timed run");
-        float t;
-        cudaEventElapsedTime(&t, start, stop);
-        ts.push_back(t);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(ts.begin(), ts.end());
-    return ts[ts.size() / 2];
 }
 
 void bench(int64_t maxN, bool json) {
