@@ -1,5 +1,8 @@
 #include "data/h5/file.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -45,6 +48,28 @@ Result<File> File::openReadOnly(const std::string& path, size_t chunkCacheBytes)
 Status File::flush() {
     auto lock = lockLibrary();
     return check(H5Fflush(id(), H5F_SCOPE_LOCAL), ErrorKind::Io, where(), "cannot flush file");
+}
+
+bool File::detachFromDisk() {
+    auto lock = lockLibrary();
+    if (!valid()) return false;
+    hid_t access = H5Fget_access_plist(id());
+    if (access < 0) return false;
+    void* handle = nullptr;
+    // The sec2 driver (the default, used by create()) hands out a pointer to its descriptor.
+    const bool isSec2 = H5Pget_driver(access) == H5FD_SEC2;
+    herr_t rc = isSec2 ? H5Fget_vfd_handle(id(), access, &handle) : -1;
+    H5Pclose(access);
+    if (rc < 0 || handle == nullptr) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    const int fd = *static_cast<int*>(handle);
+    const int memory = memfd_create("gatescope-abandoned-hdf5", MFD_CLOEXEC);
+    if (memory < 0) return false;
+    const bool redirected = dup2(memory, fd) == fd;
+    ::close(memory);
+    return redirected;
 }
 
 Result<Group> Group::root(const File& file) {

@@ -24,6 +24,13 @@ public:
     /// Writes every dirty buffer of the file to the operating system.
     Status flush();
 
+    /// For a file being abandoned after a failed or cancelled write: points its descriptor at an
+    /// anonymous in-memory file. The flush that closing performs then never reaches the disk, so
+    /// a full disk cannot make the close fail (a failed close leaves the file open in HDF5), and
+    /// the space of the file, once unlinked, is freed at once. Best effort: false when the
+    /// driver's descriptor cannot be redirected. The file's contents are lost either way.
+    bool detachFromDisk();
+
 private:
     using Object::Object;
 };

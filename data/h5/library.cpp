@@ -54,6 +54,10 @@ std::unique_lock<std::recursive_mutex> lockLibrary() {
     static bool initialized = false;
     if (!initialized) {
         initialized = true;
+        // No cleanup at exit: HDF5's own closes every file still open, and one whose close had
+        // already failed (a write past a file-size limit) crashes it. Writers commit or abandon
+        // their files explicitly; readers only read.
+        H5dont_atexit();
         H5open();
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
         // A failure shows later as filterAvailable() == false and a clear error at use.

@@ -96,9 +96,12 @@ Error TraceWriter::fail(Error error) {
 
 void TraceWriter::abandon() {
     auto lock = h5::lockLibrary();
+    // Detached first, so that closing the datasets and the file flushes into memory: a close
+    // that fails (disk full) would leave the file open in HDF5.
+    if (m_file.valid()) (void)m_file.detachFromDisk();
     m_layers.clear();
     m_root = h5::Group();
-    if (m_file.valid()) (void)m_file.close();  // a failing close is expected after a write error
+    if (m_file.valid()) (void)m_file.close();  // still best effort, see lockLibrary()
     std::error_code ec;
     std::filesystem::remove(m_tempPath, ec);
 }

@@ -39,17 +39,22 @@ struct TempDir {
     std::filesystem::path operator/(const std::string& name) const { return path / name; }
 };
 
-/// Runs `gatescope ARGS` through the shell (ARGS is shell-quoted by the caller).
-inline CliResult runCli(const std::string& args, const TempDir& tmp) {
+/// Runs a shell command line with stdin from /dev/null, capturing stdout and stderr.
+inline CliResult runShell(const std::string& commandLine, const TempDir& tmp) {
     const auto outFile = tmp / "stdout.txt", errFile = tmp / "stderr.txt";
-    const std::string command = std::string(GATESCOPE_CLI) + " " + args + " >" + outFile.string() +
-                                " 2>" + errFile.string() + " </dev/null";
+    const std::string command =
+        "{ " + commandLine + "; } >" + outFile.string() + " 2>" + errFile.string() + " </dev/null";
     const int status = std::system(command.c_str());
     CliResult result;
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     result.out = readFile(outFile);
     result.err = readFile(errFile);
     return result;
+}
+
+/// Runs `gatescope ARGS` through the shell (ARGS is shell-quoted by the caller).
+inline CliResult runCli(const std::string& args, const TempDir& tmp) {
+    return runShell(std::string(GATESCOPE_CLI) + " " + args, tmp);
 }
 
 inline std::string quoted(const std::filesystem::path& path) {

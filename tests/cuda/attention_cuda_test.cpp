@@ -251,8 +251,8 @@ TEST_F(CudaTest, TilesMatchCpuRecompute) {
         bool decay;
         int64_t window;
     };
-    for (const Setup& s : {Setup{1337, 64, true}, Setup{4099, 128, true}, Setup{2001, 96, false},
-                           Setup{3001, 64, true, 300}}) {
+    for (const Setup& s : {Setup{1337, 64, true, 0}, Setup{4099, 128, true, 0},
+                           Setup{2001, 96, false, 0}, Setup{3001, 64, true, 300}}) {
         const HeadData h = makeHead(s.n, s.d, s.decay, s.window, 77 + unsigned(s.n));
         DeviceHead dh(h);
         std::mt19937 rng(unsigned(s.n) * 3 + 1);
