@@ -5,7 +5,6 @@
 
 #include "core/models/gatedfwa/gatedfwa_gate.h"
 #include "core/nn/attention.h"
-#include "core/nn/tensor_convert.h"
 
 namespace gatescope::core::gatedfwa {
 
@@ -46,7 +45,7 @@ torch::Tensor parameterFreeNorm(const torch::Tensor& x, torch::ScalarType outDty
 }
 
 torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torch::Tensor& x,
-                            const BlockContext& ctx, LayerRecord* rec) {
+                            const BlockContext& ctx, LayerRecord* rec, const Probe* probe) {
     const auto& c = ctx.config;
     const auto& precision = ctx.precision;
     const int64_t n = x.size(0), h = c.heads, kvh = c.kvHeads, hd = c.headDim;
@@ -93,17 +92,20 @@ torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torc
         header.window = c.window;
         header.hasDecay = c.forgetGate;
         header.extras = layerExtras(c);
-        rec->factors["q"] = toFloatArray(qh);
-        rec->factors["k"] = toFloatArray(kh);
-        rec->factors["v"] = toFloatArray(vh);
-        rec->factors["lse"] = toFloatArray(attention.lse);
-        if (c.forgetGate) {
-            rec->factors["log_decay_cumsum"] = toFloatArray(cumsum);
-            rec->factors["fgate_logit"] = toFloatArray(gate.logit);
-            rec->factors["fgate_lambda"] = toFloatArray(gate.lambda);
-            rec->logRetention = toFloatArray(gate.logGate.unsqueeze(-1));
-        }
         attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
+        // q and k in their own dtype, as FoX records them: on CUDA bf16 ones stay bf16 (exact).
+        std::vector<std::pair<std::string, torch::Tensor>> factors{{"q", q.permute({1, 0, 2})},
+                                                                   {"k", k.permute({1, 0, 2})},
+                                                                   {"v", vh},
+                                                                   {"lse", attention.lse}};
+        torch::Tensor logRetention;
+        if (c.forgetGate) {
+            factors.emplace_back("log_decay_cumsum", cumsum);
+            factors.emplace_back("fgate_logit", gate.logit);
+            factors.emplace_back("fgate_lambda", gate.lambda);
+            logRetention = gate.logGate.unsqueeze(-1);
+        }
+        recordFactors(*rec, *probe, factors, logRetention);
     }
     return out;
 }

@@ -70,7 +70,7 @@ private:
             const bool record = probe && probe->wantsLayer(l);
             LayerRecord rec;
             if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = gatedFwaBlock(l, weights.layers[l], x, context, record ? &rec : nullptr);
+            x = gatedFwaBlock(l, weights.layers[l], x, context, record ? &rec : nullptr, probe);
             if (record) probe->onLayer(std::move(rec));
         }
         ForwardResult result;
