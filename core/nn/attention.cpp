@@ -173,4 +173,11 @@ void recordFactors(LayerRecord& record, const Probe& probe,
     record.deviceFactors = std::move(device);
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> attentionFactors(const torch::Tensor& q,
+                                                                    const torch::Tensor& k,
+                                                                    const torch::Tensor& v,
+                                                                    const torch::Tensor& lse) {
+    return {{"q", q.permute({1, 0, 2})}, {"k", k.permute({1, 0, 2})}, {"v", v}, {"lse", lse}};
+}
+
 }  // namespace gatescope::core

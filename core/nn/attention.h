@@ -45,4 +45,12 @@ void recordFactors(LayerRecord& record, const Probe& probe,
                    const std::vector<std::pair<std::string, torch::Tensor>>& factors,
                    const torch::Tensor& logRetention);
 
+/// The factors every additive-decay layer records, named as LayerRecord::factors: "q", "k" from
+/// token-major [N, H, D] tensors in their own dtype (bf16 ones stay bf16 on the GPU, which is
+/// exact; the host path widens them), "v" [Hkv, N, D] and "lse" [H, N] as given.
+std::vector<std::pair<std::string, torch::Tensor>> attentionFactors(const torch::Tensor& q,
+                                                                    const torch::Tensor& k,
+                                                                    const torch::Tensor& v,
+                                                                    const torch::Tensor& lse);
+
 }  // namespace gatescope::core

@@ -178,12 +178,7 @@ private:
             rec->attention.scale = scale;
             rec->attention.hasDecay = cumsum.defined();
             attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
-            // q and k in their own dtype: bf16 ones go to the probe as bf16 (exact, half the
-            // bytes to copy); the host path widens them to the same float32 values as qh, kh.
-            std::vector<std::pair<std::string, torch::Tensor>> factors{{"q", q.permute({1, 0, 2})},
-                                                                       {"k", k.permute({1, 0, 2})},
-                                                                       {"v", vh},
-                                                                       {"lse", attention.lse}};
+            auto factors = attentionFactors(q, k, vh, attention.lse);
             torch::Tensor logRetention;
             if (cumsum.defined()) {
                 factors.emplace_back("log_decay_cumsum", cumsum);

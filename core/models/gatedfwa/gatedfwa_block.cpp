@@ -93,11 +93,7 @@ torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torc
         header.hasDecay = c.forgetGate;
         header.extras = layerExtras(c);
         attachDeviceFactors(*rec, qh, kh, attention.lse, cumsum);
-        // q and k in their own dtype, as FoX records them: on CUDA bf16 ones stay bf16 (exact).
-        std::vector<std::pair<std::string, torch::Tensor>> factors{{"q", q.permute({1, 0, 2})},
-                                                                   {"k", k.permute({1, 0, 2})},
-                                                                   {"v", vh},
-                                                                   {"lse", attention.lse}};
+        auto factors = attentionFactors(q, k, vh, attention.lse);
         torch::Tensor logRetention;
         if (c.forgetGate) {
             factors.emplace_back("log_decay_cumsum", cumsum);
