@@ -25,9 +25,14 @@ constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -INFINITY;
 constexpr float kLazyRescale = 8.f;  // log2 units, as attention_forward_mma.cu
 constexpr int kBlockN = 128;
+
 // Consumer warpgroups per CTA (64 query rows each); 255 registers a thread at d = 128, one CTA an
 // SM.
 constexpr int kWarpgroups = 2;
+// Ping-pong (d = 64): 3 consumer warpgroups taking turns at the tensor cores (192 query rows a
+// CTA; 168 registers a thread). With 2, each warpgroup's serial path (MMA issue, loads, softmax)
+// left the tensor cores idle two thirds of the time.
+constexpr int kWarpgroupsPP = 3;
 
 // d = 64: ping-pong. K/V tiles go through a ring of kStages stages, loaded kAhead tiles ahead by
 // all threads with one "full" mbarrier per stage (no CTA barrier in the loop), and named barriers
@@ -37,6 +42,9 @@ constexpr int kWarpgroups = 2;
 template <bool PP>
 constexpr int kStages = PP ? 5 : 2;
 constexpr int kAhead = 3;
+// Ping-pong CTAs go in groups of kGroup adjacent query blocks of one head (longest rows first
+// between groups), so that CTAs running together share their K/V tiles through L2.
+constexpr int kGroup = 4;
 // Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel is faster).
 constexpr int64_t kPingPongMinN = 2048;
 
@@ -54,16 +62,23 @@ __device__ __forceinline__ void loadTile(unsigned char* tile, const T* src, int6
                                          int row0, int n) {
     constexpr int kChunks = D / 8;
     constexpr int kRowStep = Threads / kChunks;
-    static_assert(Threads % kChunks == 0 && Rows % kRowStep == 0 && kRowStep % 8 == 0);
+    constexpr int kIters = (Rows + kRowStep - 1) / kRowStep;
+    static_assert(Threads % kChunks == 0 && kRowStep % 8 == 0);
     const int r0 = threadIdx.x / kChunks, ch = threadIdx.x % kChunks;
     const int rowsLeft = n - row0 - r0;
     const T* from = src + (row0 + r0) * stride + ch * 8;
     const int64_t step = kRowStep * stride;
     unsigned char* to = tile + swizzledOffset(r0, ch, Rows);
 #pragma unroll
-    for (int it = 0; it < Rows / kRowStep; ++it) {
+    for (int it = 0; it < kIters; ++it) {
         const bool valid = it * kRowStep < rowsLeft;
-        cpAsync16(to + it * kRowStep * 128, valid ? from : src, valid);
+        // Rows not a multiple of the step (3 warpgroups): the last step's rows past the tile
+        // issue nothing.
+        if constexpr (Rows % kRowStep == 0)
+            cpAsync16(to + it * kRowStep * 128, valid ? from : src, valid);
+        else
+            cpAsync16If(to + it * kRowStep * 128, valid ? from : src, valid,
+                        it * kRowStep + r0 < Rows);
         from += step;
     }
 }
@@ -92,8 +107,23 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     const int window = p.window >= n ? 0 : static_cast<int>(p.window);
     const int blocks = (n + BM - 1) / BM;
     const int heads = static_cast<int>(gridDim.x / blocks);
-    const int head = static_cast<int>(blockIdx.x % heads);
-    const int qb = blocks - 1 - static_cast<int>(blockIdx.x / heads);
+    // Longest rows first; ping-pong: kGroup consecutive CTAs take adjacent query blocks of one
+    // head (the last group of a head may be smaller).
+    int head, qb;
+    {
+        constexpr int G = PP ? kGroup : 1;
+        const int idx = static_cast<int>(blockIdx.x);
+        const int full = blocks / G * G;
+        if (G == 1 || idx < full * heads) {
+            const int chunk = idx / (G * heads), r = idx % (G * heads);
+            head = r / G;
+            qb = blocks - 1 - (chunk * G + r % G);
+        } else {
+            const int rest = blocks - full, r = idx - full * heads;
+            head = r / rest;
+            qb = blocks - 1 - (full + r % rest);
+        }
+    }
     const int kvHead = head / p.kvGroup;
     const int i0 = qb * BM;
     const int iLast = min(i0 + BM, n) - 1;
@@ -222,7 +252,14 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         const int j0 = tileStart(t);
         const bool mask = j0 + BN - 1 > wgRow0 || (window > 0 && j0 < wgRowLast - window + 1);
         const float* tC = sC + stage * BN;
-        float tileMax[2] = {kNegInf, kNegInf};
+        // d = 64: four partial maxima and sums per row (short dependency chains).
+        constexpr int kPart = D == 64 ? 4 : 1;
+        float tileMaxP[2][kPart];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int q = 0; q < kPart; ++q)
+                tileMaxP[h][q] = kNegInf;
         auto bias = [&](auto masked) {
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
@@ -239,7 +276,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                         x = ok ? x : kNegInf;
                     }
                     s[nt * 4 + e] = x;
-                    tileMax[h] = fmaxf(tileMax[h], x);
+                    tileMaxP[h][nt % kPart] = fmaxf(tileMaxP[h][nt % kPart], x);
                 }
             }
         };
@@ -248,8 +285,13 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         else
             bias(std::false_type{});
         bool grow = false;
+        float tileMax[2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
+            tileMax[h] = tileMaxP[h][0];
+#pragma unroll
+            for (int q = 1; q < kPart; ++q)
+                tileMax[h] = fmaxf(tileMax[h], tileMaxP[h][q]);
 #pragma unroll
             for (int off = 1; off < 4; off <<= 1)
                 tileMax[h] = fmaxf(tileMax[h], __shfl_xor_sync(0xffffffffu, tileMax[h], off));
@@ -264,13 +306,25 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
             m[h] = mNew;
             l[h] *= alpha[h];
             const float shift = m[h] == kNegInf ? 0.f : m[h] * f;
+            float lp[kPart];
+#pragma unroll
+            for (int q = 0; q < kPart; ++q)
+                lp[q] = 0.f;
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
                 const float p0 = fastExp2(fmaf(s[nt * 4 + 2 * h], f, -shift));
                 const float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
                 s[nt * 4 + 2 * h] = p0;
                 s[nt * 4 + 2 * h + 1] = p1;
-                l[h] += p0 + p1;
+                if constexpr (kPart == 1)
+                    l[h] += p0 + p1;  // d = 128: one chain, as before
+                else
+                    lp[nt % kPart] += p0 + p1;
+            }
+            if constexpr (kPart > 1) {
+#pragma unroll
+                for (int q = 0; q < kPart; ++q)
+                    l[h] += lp[q];
             }
         }
         // n8 groups 2ks, 2ks + 1 of S are the A fragment of k16 step ks.
@@ -295,6 +349,11 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         fenceProxyAsync();
         __syncthreads();
     }
+    // Ping-pong: warpgroup w waits at named barrier 1 + w before issuing its MMAs and, once they
+    // are issued, lets the next one go (1 + (w + 1) % WG); the last one opens the first round,
+    // before the first tile (the turns order the MMAs of the loop only).
+    const uint32_t barMine = 1 + wg, barNext = 1 + (wg + 1) % WG;
+    if (kPP && wg == WG - 1) namedBarrierArrive(1, 256);
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
         s[i] = 0.f;
@@ -304,9 +363,6 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     wgmmaWait<0>();
     fenceRegisters(s);
     softmax(0, 0, pa);  // the first tile finds O = 0: no rescale
-    // Ping-pong: warpgroup w waits at named barrier 1 + w before issuing its MMAs and, once they
-    // are issued, lets the other one go (barrier 2 - w). Warpgroup 0 goes first.
-    if (kPP && wg == 1) namedBarrierArrive(1, 256);
 
     // One iteration: S of tile t + 1 (when there is one) and O += P_t V_t in flight together,
     // then the softmax of tile t + 1. The last iteration is a separate instance (HasNext false)
@@ -320,17 +376,21 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
     int64_t vOff = int64_t(tileStart(kAhead) + ldRow) * p.vRow + ldChunk * 8;
     auto loadLoop = [&](int stage) {
 #pragma unroll
-        for (int it = 0; it < BN / kRowStep; ++it) {
-            cpAsync16(sK + stage * kKVBytes + ldDst + it * kRowStep * 128,
-                      k + kOff + int64_t(it) * kRowStep * p.kRow, true);
-            cpAsync16(sV + stage * kKVBytes + ldDst + it * kRowStep * 128,
-                      v + vOff + int64_t(it) * kRowStep * p.vRow, true);
+        for (int it = 0; it < (BN + kRowStep - 1) / kRowStep; ++it) {
+            const bool inTile = BN % kRowStep == 0 || it * kRowStep + ldRow < BN;
+            cpAsync16If(sK + stage * kKVBytes + ldDst + it * kRowStep * 128,
+                        k + kOff + int64_t(it) * kRowStep * p.kRow, true, inTile);
+            cpAsync16If(sV + stage * kKVBytes + ldDst + it * kRowStep * 128,
+                        v + vOff + int64_t(it) * kRowStep * p.vRow, true, inTile);
         }
     };
     auto nextStage = [](int x) { return x + 1 == kS ? 0 : x + 1; };
     // st: the stage of tile t; ph: the phase parity of tile t + 1's full barrier.
     int st = 0;
     uint32_t ph = 0;
+    // Ping-pong: c of tile t + kAhead is fetched in iteration t - 1 (a whole iteration of latency
+    // before it is stored).
+    float cPre = kPP && Decay ? fetchC(min(kAhead, tiles - 1)) : 0.f;
 
     auto iteration = [&](int t, auto hasNext) {
         constexpr bool kNext = decltype(hasNext)::value;
@@ -344,9 +404,9 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
                 mbarrierWait(full(st1), ph);
                 fenceProxyAsync();
             }
-            // Used at the end of the iteration: the global load's latency hides behind the MMAs.
-            cNext = Decay ? fetchC(min(t + kAhead, tiles - 1)) : 0.f;
-            namedBarrierSync(1 + wg, 256);
+            cNext = cPre;
+            cPre = Decay ? fetchC(min(t + kAhead + 1, tiles - 1)) : 0.f;
+            namedBarrierSync(barMine, 256);
         } else {
             cpAsyncWait<0>();
             fenceProxyAsync();
@@ -366,7 +426,7 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         if constexpr (kNext) issueS(st1);
         issuePV(st0);
         if constexpr (kPP) {
-            if constexpr (kNext) namedBarrierArrive(2 - wg, 256);
+            if constexpr (kNext) namedBarrierArrive(barNext, 256);
             // Stage (t + kAhead) % kS last held tile t + kAhead - kS = t - 2: both warpgroups are
             // done with it, since the other one has issued its MMAs of iteration t - 1 (the
             // named barrier above) or of iteration t.
@@ -410,7 +470,8 @@ __global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
         } else {
             wgmmaWait<0>();
             fenceRegisters(acc);
-            if (kPP && wg == 0) namedBarrierArrive(2, 256);  // after the last MMAs: no branch
+            // After the last MMAs (no branch): every turn but the last round's final one.
+            if (kPP && wg != WG - 1) namedBarrierArrive(barNext, 256);
         }
         if constexpr (!kPP) {
             // Stage t % 2 of sC (tile t) was last read by softmax(t) in iteration t - 1.
@@ -493,8 +554,8 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
         if (d == 64 && params.n >= kPingPongMinN)
-            return decay ? launch<T, 64, true, kWarpgroups, true>(params, heads, stream)
-                         : launch<T, 64, false, kWarpgroups, true>(params, heads, stream);
+            return decay ? launch<T, 64, true, kWarpgroupsPP, true>(params, heads, stream)
+                         : launch<T, 64, false, kWarpgroupsPP, true>(params, heads, stream);
         if (d == 64)
             return decay ? launch<T, 64, true, kWarpgroups, false>(params, heads, stream)
                          : launch<T, 64, false, kWarpgroups, false>(params, heads, stream);

@@ -107,6 +107,16 @@ __device__ __forceinline__ void namedBarrierArrive(uint32_t id, uint32_t threads
     asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// cp.async of 16 bytes (zero-filled when !valid) issued only when `issue` (a predicate, no
+/// branch: nothing is written either).
+__device__ __forceinline__ void cpAsync16If(void* dst, const void* src, bool valid, bool issue) {
+    GATESCOPE_SM90_ASM(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
+        "@p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(
+            uint32_t(__cvta_generic_to_shared(dst))),
+        "l"(src), "r"(valid ? 16 : 0), "r"(int(issue)));
+}
+
 #include "kernels/cuda/wgmma_ops.cuh"
 
 }  // namespace gatescope::kernels::cuda::detail
