@@ -58,6 +58,10 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
     std::set<int> heads(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
     if (rec.deviceFactors && spec.scoreKind == "additive_decay")
         return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
+#ifdef GATESCOPE_HAS_CUDA
+    if (m_request.device == "cuda" && (spec.scoreKind == "wall" || spec.scoreKind == "power"))
+        return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
+#endif
     for (int head = 0; head < rec.attention.heads; ++head) {
         if (!heads.empty() && !heads.count(head)) continue;
         const auto factors = headFactors(rec, head);

@@ -14,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "core/maps/head_maps.h"
 #include "core/model/probe.h"
 #include "core/trace/device_pipeline.h"
 #include "core/trace/trace_job.h"
@@ -55,6 +56,11 @@ private:
     Status writeDevicePyramids(const LayerRecord& record, int finestLevel, int coarsestLevel,
                                const std::vector<kernels::MapKind>& maps,
                                const std::set<int>& heads);
+    /// Wall and power pyramids on the GPU (kernels::cuda::buildWallPyramids / buildPowerPyramids)
+    /// from the record's host factors, all heads at once, for traces that run on CUDA.
+    Status writeGatedDevicePyramids(const LayerRecord& record, const MapSpec& spec, int finestLevel,
+                                    int coarsestLevel, const std::vector<kernels::MapKind>& maps,
+                                    const std::set<int>& heads);
     /// The writer thread's half of the DevicePipeline: one staged layer into the file.
     Status writeStaged(const StagedLayer& staged);
     /// One level of one head's pyramid (side x side floats, row-major) as 256 x 256 tiles.

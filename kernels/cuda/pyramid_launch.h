@@ -1,6 +1,7 @@
 // Private to kernels/cuda: the kernels that write the finest level of a pyramid, which
 // tile_pyramid.cu's buildPyramids dispatches to: the attention map on tensor cores
-// (attention_pyramid_mma.cu) and the decay map from c alone (decay_pyramid.cu).
+// (attention_pyramid_mma.cu) and the decay map from c alone (decay_pyramid.cu); and the pooling
+// of the coarser levels, shared with the Wall and power pyramids (gated_pyramid.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -56,5 +57,11 @@ struct DecayPyramidParams {
 /// Writes the decay map's finest level for `heads` heads. Stream-ordered scratch of 16 bytes per
 /// token block and head. Returns empty or the CUDA error.
 std::string launchDecayPyramid(const DecayPyramidParams& params, int heads, cudaStream_t stream);
+
+/// Pools levels finestLevel + 1 .. coarsestLevel from the finest (maxOut[0], meanOut[0], already
+/// written) for `heads` heads: max of the four children, mean weighted by the tokens each covers.
+/// Returns empty or the CUDA error of a launch.
+std::string coarsenLevels(int64_t n, int heads, int finestLevel, int coarsestLevel,
+                          float* const* maxOut, float* const* meanOut, cudaStream_t stream);
 
 }  // namespace gatescope::kernels::cuda::detail

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/attention_cuda.h"
+#include "kernels/cuda/block_pool.cuh"
 #include "kernels/cuda/block_values.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/pyramid_launch.h"
@@ -44,76 +45,7 @@ __global__ void __launch_bounds__(kThreads)
     else
         blockValues<T>(f, kind, br, bc, stage, vals);
 
-    const int cs = 1 << min(level, 30);
-    if (cs == 1) {
-        for (int idx = threadIdx.x; idx < kEdge * kEdge; idx += kThreads) {
-            const int r = idx / kEdge, cc = idx % kEdge;
-            if (br + r < side && bc + cc < side) {
-                mean[(br + r) * side + bc + cc] = vals[r][cc];
-                maxGrid[(br + r) * side + bc + cc] = vals[r][cc];
-            }
-        }
-        return;
-    }
-    if (cs >= kEdge) {  // the whole block lies in one cell: block reduce, then atomics
-        float s = 0.f, m = 0.f;
-        for (int idx = threadIdx.x; idx < kEdge * kEdge; idx += kThreads) {
-            const float x = vals[idx / kEdge][idx % kEdge];
-            s += x;
-            m = fmaxf(m, x);
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            s += __shfl_xor_sync(0xffffffffu, s, off);
-            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-        }
-        __shared__ float ws[kThreads / 32], wm[kThreads / 32];
-        if (threadIdx.x % 32 == 0) {
-            ws[threadIdx.x / 32] = s;
-            wm[threadIdx.x / 32] = m;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            float total = 0.f, mx = 0.f;
-            for (int w = 0; w < kThreads / 32; ++w) {
-                total += ws[w];
-                mx = fmaxf(mx, wm[w]);
-            }
-            const int64_t r = br >> level, c = bc >> level;
-            atomicAdd(mean + r * side + c, total / cellArea(r, c, level, f.n));
-            atomicMax(reinterpret_cast<int*>(maxGrid + r * side + c), __float_as_int(mx));
-        }
-        return;
-    }
-    // 2 <= cs <= 32: rows reduced over cs columns, then cells over cs rows. The block owns its
-    // cells, so plain stores.
-    const int cells = kEdge / cs;
-    float* psum = stage;                  // 64 x cells
-    float* pmax = stage + kEdge * cells;  // 64 x cells
-    for (int idx = threadIdx.x; idx < kEdge * cells; idx += kThreads) {
-        const int r = idx / cells, cc = idx % cells;
-        float s = 0.f, m = 0.f;
-        for (int x = 0; x < cs; ++x) {
-            const float v = vals[r][cc * cs + x];
-            s += v;
-            m = fmaxf(m, v);
-        }
-        psum[idx] = s;
-        pmax[idx] = m;
-    }
-    __syncthreads();
-    for (int idx = threadIdx.x; idx < cells * cells; idx += kThreads) {
-        const int cr = idx / cells, cc = idx % cells;
-        float s = 0.f, m = 0.f;
-        for (int y = 0; y < cs; ++y) {
-            s += psum[(cr * cs + y) * cells + cc];
-            m = fmaxf(m, pmax[(cr * cs + y) * cells + cc]);
-        }
-        const int64_t gr = (br >> level) + cr, gc = (bc >> level) + cc;
-        if (gr < side && gc < side) {
-            mean[gr * side + gc] = s / cellArea(gr, gc, level, f.n);
-            maxGrid[gr * side + gc] = m;
-        }
-    }
+    poolBlock(vals, stage, br, bc, level, side, f.n, mean, maxGrid);
 }
 
 // Level `level` + 1 from level `level` (both for every head, stored one after another, head h
@@ -207,6 +139,26 @@ std::string finestLevelCells(const Factors& f, DType dtype, MapKind kind, int le
 
 }  // namespace
 
+namespace detail {
+
+std::string coarsenLevels(int64_t n, int heads, int finestLevel, int coarsestLevel,
+                          float* const* maxOut, float* const* meanOut, cudaStream_t s) {
+    int64_t levelSide = pyramidSide(n, finestLevel);
+    for (int level = finestLevel; level < coarsestLevel; ++level) {
+        const int idx = level - finestLevel;
+        const int64_t up = pyramidSide(n, level + 1);
+        const dim3 grid(blocksFor(up, 256), static_cast<unsigned>(std::min<int64_t>(up, 65535)),
+                        static_cast<unsigned>(heads));
+        coarsenKernel<<<grid, 256, 0, s>>>(meanOut[idx], maxOut[idx], levelSide, level, n,
+                                           meanOut[idx + 1], maxOut[idx + 1], up);
+        if (std::string e = lastLaunchError("buildPyramid coarsen"); !e.empty()) return e;
+        levelSide = up;
+    }
+    return {};
+}
+
+}  // namespace detail
+
 int64_t pyramidSide(int64_t n, int level) {
     if (n <= 0) return 0;
     return ((n - 1) >> level) + 1;
@@ -242,17 +194,8 @@ std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& bat
     f.kvGroup = batch.kvGroup;
     std::string result =
         finestLevelCells(f, head.dtype, kind, finestLevel, side, heads, meanOut[0], maxOut[0], s);
-    int64_t levelSide = side;
-    for (int level = finestLevel; result.empty() && level < coarsestLevel; ++level) {
-        const int idx = level - finestLevel;
-        const int64_t up = pyramidSide(n, level + 1);
-        const dim3 grid(blocksFor(up, 256), static_cast<unsigned>(std::min<int64_t>(up, 65535)),
-                        static_cast<unsigned>(heads));
-        coarsenKernel<<<grid, 256, 0, s>>>(meanOut[idx], maxOut[idx], levelSide, level, n,
-                                           meanOut[idx + 1], maxOut[idx + 1], up);
-        result = lastLaunchError("buildPyramid coarsen");
-        levelSide = up;
-    }
+    if (result.empty())
+        result = detail::coarsenLevels(n, heads, finestLevel, coarsestLevel, maxOut, meanOut, s);
     return result;
 }
 

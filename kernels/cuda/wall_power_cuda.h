@@ -90,4 +90,22 @@ struct PowerBatch : GatedHeads {
 std::string powerForward(const PowerBatch& batch, const ForwardOutputs& outputs, void* stream,
                          const GatedForwardOptions& options = {});
 
+/// Pyramid levels [finestLevel, coarsestLevel] of a Wall batch's attention or decay map, as the
+/// CPU builds them from kernels/cpu/wall_tile_source.h's tiles: attention exp(scale s_ij - lse_i),
+/// decay the mean over the gated channels of exp(P_i - P_j) (1 without gated channels). Same
+/// outputs and conventions as buildPyramids (attention_cuda.h): maxOut[l - finestLevel] and
+/// meanOut[l - finestLevel] receive heads x S_l x S_l floats; N x N never in memory. `lse` is
+/// [heads][n] fp32 (natural log, as wallForward writes it), needed for the attention map only; v
+/// is not read. Asynchronous on `stream`; errors as wallForward.
+std::string buildWallPyramids(const WallBatch& batch, const float* lse, MapKind kind,
+                              int finestLevel, int coarsestLevel, float* const* maxOut,
+                              float* const* meanOut, void* stream);
+
+/// buildWallPyramids for power attention (kernels/cpu/power_tile_source.h): attention
+/// exp(p log(|scale q.k| + eps) + G_i - G_j - logNormalizer_i), decay exp(G_i - G_j).
+/// `logNormalizer` is [heads][n] fp32, as powerForward writes it.
+std::string buildPowerPyramids(const PowerBatch& batch, const float* logNormalizer, MapKind kind,
+                               int finestLevel, int coarsestLevel, float* const* maxOut,
+                               float* const* meanOut, void* stream);
+
 }  // namespace gatescope::kernels::cuda

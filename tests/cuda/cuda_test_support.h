@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/pyramid_builder.h"
+#include "kernels/cpu/tile_source.h"
 #include "kernels/cuda/attention_cuda.h"
 
 #define CUDA_OK(expr)                                                          \
@@ -158,6 +160,67 @@ inline std::vector<float> randomLogDecayCumsum(int heads, int64_t n, std::mt1993
         }
     }
     return c;
+}
+
+/// Wall's P [heads][n][channels]: cumulative log-sigmoid gates accumulated in double (as the
+/// model does) and rounded once. Channel c has its own retention: z ~ N(mu_c, 1) with mu_c from
+/// 6 (retention ~0.998: P drifts slowly but far at long N) down to -1 (fast decay), so P spans
+/// small to very large magnitudes within a head.
+inline std::vector<float> randomWallCumsum(int heads, int64_t n, int channels, std::mt19937& rng) {
+    std::vector<float> p(size_t(heads) * n * channels);
+    std::normal_distribution<double> unit(0.0, 1.0);
+    for (int h = 0; h < heads; ++h)
+        for (int c = 0; c < channels; ++c) {
+            const double mu = channels > 1 ? 6.0 - 7.0 * c / (channels - 1) : 3.0;
+            double acc = 0.0;
+            for (int64_t t = 0; t < n; ++t) {
+                const double z = mu + unit(rng);
+                acc += -std::log1p(std::exp(-z));
+                p[(size_t(h) * n + t) * channels + c] = static_cast<float>(acc);
+            }
+        }
+    return p;
+}
+
+/// Power's G [heads][n]: cumulative log-sigmoid gates, z ~ N(3, 1.5).
+inline std::vector<float> randomPowerCumsum(int heads, int64_t n, std::mt19937& rng) {
+    std::vector<float> g(size_t(heads) * n);
+    std::normal_distribution<double> dist(3.0, 1.5);
+    for (int h = 0; h < heads; ++h) {
+        double acc = 0.0;
+        for (int64_t t = 0; t < n; ++t) {
+            acc += -std::log1p(std::exp(-dist(rng)));
+            g[size_t(h) * n + t] = static_cast<float>(acc);
+        }
+    }
+    return g;
+}
+
+// Pyramid levels of every head as the CPU builder delivers them: NaN where it delivered nothing.
+using Levels = std::vector<std::vector<float>>;  // [level][head * S^2 + cell]
+
+/// Levels [finest, coarsest] of `kind` from `source` (head h) into maxL / meanL, which hold
+/// every head at h * S^2 (sized by the caller, NaN-filled).
+inline void cpuPyramid(const kernels::TileSource& source, kernels::MapKind kind, int64_t n,
+                       int finest, int coarsest, int h, Levels& maxL, Levels& meanL) {
+    namespace gk = kernels;
+    gk::PyramidRequest request;
+    request.kind = kind;
+    request.finestLevel = finest;
+    request.coarsestLevel = coarsest;
+    request.maxFinestSide = 1 << 16;
+    gk::PyramidCallbacks callbacks;
+    callbacks.onTile = [&](int level, gk::Pool pool, int64_t tr, int64_t tc, const float* t) {
+        const int l = level - finest;
+        const int64_t side = gk::pyramidSide(n, level);
+        float* dst = (pool == gk::Pool::Max ? maxL[l] : meanL[l]).data() + h * side * side;
+        for (int64_t y = 0; y < gk::kPyramidTile; ++y)
+            for (int64_t x = 0; x < gk::kPyramidTile; ++x) {
+                const int64_t r = tr * gk::kPyramidTile + y, c = tc * gk::kPyramidTile + x;
+                if (r < side && c < side) dst[r * side + c] = t[y * gk::kPyramidTile + x];
+            }
+    };
+    ASSERT_TRUE(gk::buildPyramid(source, request, callbacks));
 }
 
 /// |gpu - cpu| <= rtol |cpu| + atol for every element; -inf must match -inf. Returns the count

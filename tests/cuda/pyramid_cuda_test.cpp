@@ -37,31 +37,6 @@ struct BatchCase {
     int finest, coarsest;
 };
 
-// One level of every head as the CPU builder delivers it: NaN where it delivered nothing.
-using Levels = std::vector<std::vector<float>>;  // [level][head * S^2 + cell]
-
-void cpuPyramid(const gk::AdditiveDecayHead& head, const BatchCase& bc, int h, Levels& maxL,
-                Levels& meanL) {
-    gk::PyramidRequest request;
-    request.kind = gk::MapKind::Attention;
-    request.finestLevel = bc.finest;
-    request.coarsestLevel = bc.coarsest;
-    request.maxFinestSide = 1 << 16;
-    gk::PyramidCallbacks callbacks;
-    callbacks.onTile = [&](int level, gk::Pool pool, int64_t tr, int64_t tc, const float* t) {
-        const int l = level - bc.finest;
-        const int64_t side = gk::pyramidSide(bc.n, level);
-        float* dst = (pool == gk::Pool::Max ? maxL[l] : meanL[l]).data() + h * side * side;
-        for (int64_t y = 0; y < gk::kPyramidTile; ++y)
-            for (int64_t x = 0; x < gk::kPyramidTile; ++x) {
-                const int64_t r = tr * gk::kPyramidTile + y, c = tc * gk::kPyramidTile + x;
-                if (r < side && c < side) dst[r * side + c] = t[y * gk::kPyramidTile + x];
-            }
-    };
-    const gk::AdditiveDecayTileSource source(head);
-    ASSERT_TRUE(gk::buildPyramid(source, request, callbacks));
-}
-
 TEST_F(CudaTest, BatchedSixteenBitPyramidsMatchCpuBuilder) {
     const DType bf = DType::BF16;
     for (const BatchCase& bc : {BatchCase{1337, 64, 3, 1, true, 0, bf, 4, 7},
@@ -102,7 +77,8 @@ TEST_F(CudaTest, BatchedSixteenBitPyramidsMatchCpuBuilder) {
             head.window = bc.window;
             gk::attentionForward(head, out.data(), lse.data() + h * bc.n);
             head.lse = lse.data() + h * bc.n;
-            cpuPyramid(head, bc, h, cpuMax, cpuMean);
+            cpuPyramid(gk::AdditiveDecayTileSource(head), gk::MapKind::Attention, bc.n, bc.finest,
+                       bc.coarsest, h, cpuMax, cpuMean);
         }
 
         DeviceBuffer dq(qRaw.size()), dk(kRaw.size()), dlse(lse.size() * 4),

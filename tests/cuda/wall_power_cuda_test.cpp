@@ -31,40 +31,6 @@ namespace {
 
 using namespace gatescope::cudatest;
 
-/// Wall's P [heads][n][channels]: cumulative log-sigmoid gates accumulated in double (as the
-/// model does) and rounded once. Channel c has its own retention: z ~ N(mu_c, 1) with mu_c from
-/// 6 (retention ~0.998: P drifts slowly but far at long N) down to -1 (fast decay), so P spans
-/// small to very large magnitudes within a head.
-std::vector<float> randomWallCumsum(int heads, int64_t n, int channels, std::mt19937& rng) {
-    std::vector<float> p(size_t(heads) * n * channels);
-    std::normal_distribution<double> unit(0.0, 1.0);
-    for (int h = 0; h < heads; ++h)
-        for (int c = 0; c < channels; ++c) {
-            const double mu = channels > 1 ? 6.0 - 7.0 * c / (channels - 1) : 3.0;
-            double acc = 0.0;
-            for (int64_t t = 0; t < n; ++t) {
-                const double z = mu + unit(rng);
-                acc += -std::log1p(std::exp(-z));
-                p[(size_t(h) * n + t) * channels + c] = static_cast<float>(acc);
-            }
-        }
-    return p;
-}
-
-/// Power's G [heads][n]: cumulative log-sigmoid gates, z ~ N(3, 1.5).
-std::vector<float> randomPowerCumsum(int heads, int64_t n, std::mt19937& rng) {
-    std::vector<float> g(size_t(heads) * n);
-    std::normal_distribution<double> dist(3.0, 1.5);
-    for (int h = 0; h < heads; ++h) {
-        double acc = 0.0;
-        for (int64_t t = 0; t < n; ++t) {
-            acc += -std::log1p(std::exp(-dist(rng)));
-            g[size_t(h) * n + t] = static_cast<float>(acc);
-        }
-    }
-    return g;
-}
-
 using WallPowerCudaTest = CudaTest;
 
 struct GatedCase {
