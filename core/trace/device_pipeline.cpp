@@ -21,11 +21,11 @@ Error internal(std::string message) {
     return Error{ErrorKind::Internal, std::move(message), {}, {}};
 }
 
+#ifdef GATESCOPE_HAS_CUDA
 std::size_t aligned(std::size_t bytes) {
     return (bytes + 255) / 256 * 256;
 }
 
-#ifdef GATESCOPE_HAS_CUDA
 /// Page-locked blocks kept for the next job: pinning ~1 GB takes a good part of a second, as
 /// long as a 16k-token forward. Never freed (the process exit releases them; freeing at static
 /// destruction could outlive the CUDA runtime). Holds at most the blocks of the largest job.

@@ -37,7 +37,7 @@ constexpr double kOutputNormEps = 1e-5;
 /// map), v [B, H, N, dv], logAlpha [B, H, N, m]. Returns o [B, H, N, dv].
 torch::Tensor slotAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                             const torch::Tensor& logAlpha) {
-    const int64_t b = q.size(0), h = q.size(1), n = q.size(2), dk = q.size(3), dv = v.size(3);
+    const int64_t b = q.size(0), h = q.size(1), n = q.size(2), dv = v.size(3);
     const int64_t m = logAlpha.size(3), L = kChunk, nc = (n + L - 1) / L, padded = nc * L;
     auto pad = [&](const torch::Tensor& t) {
         if (padded == n) return t;
