@@ -1,9 +1,9 @@
 // sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
 // WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
-// shared memory; key/value tiles of 128 rows go there through cp.async (a double buffer, or at
-// d = 64 from 2048 keys a ping-pong ring, below). S = Q K^T takes both operands from shared
-// memory; O += P V takes P from registers (the S accumulators, exponentiated and rounded to 16
-// bits) and V through the transpose bit. Within a warpgroup the
+// shared memory; key/value tiles of 128 rows (64 at d = 64 below 2048 keys) go there through
+// cp.async (a double buffer, or at d = 64 from 2048 keys a ping-pong ring, below). S = Q K^T takes
+// both operands from shared memory; O += P V takes P from registers (the S accumulators,
+// exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
 // runs. Online softmax in base 2, lazy rescale of the running max, tiles from the diagonal back.
 #include <algorithm>
@@ -24,7 +24,6 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -INFINITY;
 constexpr float kLazyRescale = 8.f;  // log2 units, as attention_forward_mma.cu
-constexpr int kBlockN = 128;
 
 // Consumer warpgroups per CTA (64 query rows each); 255 registers a thread at d = 128, one CTA an
 // SM.
@@ -47,12 +46,18 @@ constexpr int kAhead = 3;
 constexpr int kGroup = 4;
 // Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel is faster).
 constexpr int64_t kPingPongMinN = 2048;
+// Below kPingPongMinN at d = 64: key tiles of 64 and at most 128 registers a thread, so that two
+// CTAs share an SM and one's start-up and epilogue hide under the other's MMAs (a CTA there sees
+// 1 to 16 tiles; with one CTA an SM the latency of its first loads and of its epilogue showed:
+// FoX 175 -> 213 TFLOP/s at N = 1024 on an H100). At d = 128 the accumulators alone need 64
+// registers, and the same shape spills and serializes the wgmmas (C7513).
+constexpr int kShortBlockN = 64;
 
-template <int D, int WG, bool PP>
+template <int D, int WG, bool PP, int BN>
 constexpr size_t smemBytes() {
     // Q, the K and V stages, the stages of c_j (+ scratch), the mbarriers; 1024 for aligning.
-    return size_t(64 * WG) * D * 2 + 2 * kStages<PP> * size_t(kBlockN) * D * 2 +
-           (kStages<PP> * kBlockN + 32) * sizeof(float) + kStages<PP> * sizeof(uint64_t) + 1024;
+    return size_t(64 * WG) * D * 2 + 2 * kStages<PP> * size_t(BN) * D * 2 +
+           (kStages<PP> * BN + 32) * sizeof(float) + kStages<PP> * sizeof(uint64_t) + 1024;
 }
 
 // Rows [row0, row0 + Rows) of a [n][D] head into a swizzled tile; rows past n zero-filled. The
@@ -83,9 +88,9 @@ __device__ __forceinline__ void loadTile(unsigned char* tile, const T* src, int6
     }
 }
 
-template <class T, int D, bool Decay, int WG, bool PP>
-__global__ void __launch_bounds__(128 * WG, 1) wgmmaForward(FlashParams p) {
-    constexpr int kThreads = 128 * WG, BM = 64 * WG, BN = kBlockN;
+template <class T, int D, bool Decay, int WG, bool PP, int BN, int MinBlocks>
+__global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams p) {
+    constexpr int kThreads = 128 * WG, BM = 64 * WG;
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
     constexpr int kDT = D / 8;
     constexpr uint32_t kKVBytes = BN * D * 2;
@@ -510,10 +515,10 @@ __global__ void probeSm90a(int* out) {
     *out = GATESCOPE_SM90A_CODE;
 }
 
-template <class T, int D, bool Decay, int WG, bool PP>
+template <class T, int D, bool Decay, int WG, bool PP, int BN = 128, int MinBlocks = 1>
 std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
-    constexpr size_t smem = smemBytes<D, WG, PP>();
-    auto kernel = wgmmaForward<T, D, Decay, WG, PP>;
+    constexpr size_t smem = smemBytes<D, WG, PP, BN>();
+    auto kernel = wgmmaForward<T, D, Decay, WG, PP, BN, MinBlocks>;
     cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
@@ -557,8 +562,10 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
             return decay ? launch<T, 64, true, kWarpgroupsPP, true>(params, heads, stream)
                          : launch<T, 64, false, kWarpgroupsPP, true>(params, heads, stream);
         if (d == 64)
-            return decay ? launch<T, 64, true, kWarpgroups, false>(params, heads, stream)
-                         : launch<T, 64, false, kWarpgroups, false>(params, heads, stream);
+            return decay ? launch<T, 64, true, kWarpgroups, false, kShortBlockN, 2>(params, heads,
+                                                                                    stream)
+                         : launch<T, 64, false, kWarpgroups, false, kShortBlockN, 2>(params, heads,
+                                                                                     stream);
         return decay ? launch<T, 128, true, kWarpgroups, false>(params, heads, stream)
                      : launch<T, 128, false, kWarpgroups, false>(params, heads, stream);
     };
