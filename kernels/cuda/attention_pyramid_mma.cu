@@ -73,9 +73,10 @@ __device__ __forceinline__ float reduceScatter(float* v, Op op, int lane) {
     }
 }
 
-// CTAs an SM. d = 64: four (128 registers; a few bytes spill), which took a 16k-token layer's map
-// from 2.17 to 2.09 ms and a 64k one's from 34.5 to 31.0 ms on an H100 against three. d = 128:
-// shared memory allows three at most, and 128 registers spill hundreds of bytes.
+// CTAs an SM. d = 64: four (128 registers; a few bytes spill): against three, a 64k-token layer's
+// map (cells of 64+) 31.0 instead of 34.5 ms on an H100, a 16k one's (cells of 16) level at 2.09
+// against 2.07 ms. d = 128: shared memory allows three at most, and 128 registers spill hundreds
+// of bytes.
 template <int D>
 constexpr int kMinBlocks = D == 64 ? 4 : 2;
 
