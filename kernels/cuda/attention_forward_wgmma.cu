@@ -1,7 +1,7 @@
 // sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
 // WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
-// shared memory; key/value tiles of 128 rows (64 at d = 64 below 2048 keys) go there through
-// cp.async (a double buffer, or at d = 64 from 2048 keys a ping-pong ring, below). S = Q K^T takes
+// shared memory; key/value tiles of 128 rows (64 at d = 64 below 4096 keys) go there through
+// cp.async (a double buffer, or at d = 64 from 4096 keys a ping-pong ring, below). S = Q K^T takes
 // both operands from shared memory; O += P V takes P from registers (the S accumulators,
 // exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
@@ -44,11 +44,13 @@ constexpr int kAhead = 3;
 // Ping-pong CTAs go in groups of kGroup adjacent query blocks of one head (longest rows first
 // between groups), so that CTAs running together share their K/V tiles through L2.
 constexpr int kGroup = 4;
-// Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel is faster).
-constexpr int64_t kPingPongMinN = 2048;
+// Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel with 64-key
+// tiles is faster; at 2048 keys on an H100, FoX 270 vs 249 TFLOP/s and no gate 295 vs 285; at
+// 4096 the ping-pong's no gate wins, 348 vs 336, FoX level).
+constexpr int64_t kPingPongMinN = 4096;
 // Below kPingPongMinN at d = 64: key tiles of 64 and at most 128 registers a thread, so that two
-// CTAs share an SM and one's start-up and epilogue hide under the other's MMAs (a CTA there sees
-// 1 to 16 tiles; with one CTA an SM the latency of its first loads and of its epilogue showed:
+// CTAs share an SM and one's start-up and epilogue hide under the other's MMAs (at 1024 keys a CTA
+// sees 1 to 16 tiles; with one CTA an SM the latency of its first loads and of its epilogue showed:
 // FoX 175 -> 213 TFLOP/s at N = 1024 on an H100). At d = 128 the accumulators alone need 64
 // registers, and the same shape spills and serializes the wgmmas (C7513).
 constexpr int kShortBlockN = 64;
@@ -149,10 +151,22 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     // once per tile by threads < BN. Relative to the block's first row, the differences stay small
     // wherever probabilities do not underflow, so precision holds at any N (c itself grows large).
     const float cRef = Decay ? c[i0] : 0.f;
+    const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, tq = lane % 4;
+    const int row0 = i0 + wg * 64 + warp * 16 + g;  // thread rows: row0 (h = 0), row0 + 8 (h = 1)
+    // c_i of the thread's rows, for the log-sum-exp only: loaded at the start of the last
+    // iteration (not live through the loop), used after its MMAs.
+    float cI[2];
+    // Threads >= BN and keys past n get 0, a value nobody reads (a select on cRef made every
+    // fetch wait for cRef's load).
     auto fetchC = [&](int t) {
         const int j = tileStart(t) + threadIdx.x;
-        return Decay && threadIdx.x < BN && j < n ? c[j] : cRef;
+        return Decay && threadIdx.x < BN && j < n ? c[j] : 0.f;
     };
+    // c of a tile fetched an iteration before the one that stores it (its load's latency exceeds
+    // an iteration's softmax): ping-pong, tile t + kAhead in iteration t - 1; double buffer, tile
+    // t + 2 in iteration t - 1 (or the prologue).
+    float cPre = 0.f;
     // Branch-free (threads >= BN write a scratch slot): a branch between a wgmma wait and the
     // next issue makes ptxas serialize the wgmmas (C7513).
     auto storeC = [&](int stage, float cj) {
@@ -187,6 +201,10 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     } else {
         // Commit groups: {Q, K_0}, then per iteration t one group {K_{t+2}, V_{t+1}} issued at its
         // start (iteration t consumes K_{t+1} and V_t; the prologue issues {K_1, V_0}).
+        // c of tiles 0 and 1 fetched together, ahead of the copies (unconditional: a load under a
+        // branch was issued only after the first one's use, two latencies in a row).
+        const float c0 = fetchC(0), c1 = fetchC(min(1, tiles - 1));
+        if (Decay) cPre = fetchC(min(2, tiles - 1));
         loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
         loadK(0);
         cpAsyncCommit();
@@ -194,25 +212,20 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         loadV(0);
         cpAsyncCommit();
         if (Decay) {
-            storeC(0, fetchC(0));
-            if (tiles > 1) storeC(1, fetchC(1));
+            storeC(0, c0);
+            storeC(1, c1);  // with one tile, stage 1 is never read
         }
     }
 
-    const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, tq = lane % 4;
     const int wgRow0 = i0 + wg * 64;
     const int wgRowLast = min(wgRow0 + 64, n) - 1;
-    const int row0 = wgRow0 + warp * 16 + g;  // thread rows: row0 (h = 0) and row0 + 8 (h = 1)
 
     // Softmax units: v = q.k raw (no decay; log2 units after multiplying by f = scale log2(e)),
     // or v = (scale q.k - (c_j - c_i0)) log2(e) (decay; f = 1); the logit in log2 units is
-    // v f + cRow with cRow = (c_i - c_i0) log2(e). m is the running max of v.
-    float cRow[2], m[2], l[2];
+    // v f + (c_i - c_i0) log2(e). m is the running max of v.
+    float m[2], l[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        const int i = row0 + 8 * h;
-        cRow[h] = Decay && i < n ? (c[i] - cRef) * kLog2e : 0.f;
         m[h] = kNegInf;
         l[h] = 0.f;
     }
@@ -393,9 +406,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     // st: the stage of tile t; ph: the phase parity of tile t + 1's full barrier.
     int st = 0;
     uint32_t ph = 0;
-    // Ping-pong: c of tile t + kAhead is fetched in iteration t - 1 (a whole iteration of latency
-    // before it is stored).
-    float cPre = kPP && Decay ? fetchC(min(kAhead, tiles - 1)) : 0.f;
+    if (kPP && Decay) cPre = fetchC(min(kAhead, tiles - 1));
 
     auto iteration = [&](int t, auto hasNext) {
         constexpr bool kNext = decltype(hasNext)::value;
@@ -403,6 +414,11 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         const int st0 = kPP ? st : t % kS;
         const int st1 = kPP ? nextStage(st) : (t + 1) % kS;
         float cNext = 0.f;
+        if constexpr (!kNext) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                cI[h] = Decay ? c[min(row0 + 8 * h, n - 1)] : 0.f;
+        }
         if constexpr (kPP) {
             // V_t landed with K_t (waited for in iteration t - 1 or the prologue).
             if constexpr (kNext) {
@@ -421,8 +437,12 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
             if (t + 2 < tiles) loadK(t + 2);
             if (kNext) loadV(t + 1);
             cpAsyncCommit();
-            // Used at the end of the iteration: the global load's latency hides behind the MMAs.
-            cNext = Decay ? fetchC(min(t + 2, tiles - 1)) : 0.f;
+            // c of tile t + 2 (fetched an iteration ago) is stored at the end of this iteration;
+            // tile t + 3's is fetched now. None in the last iteration, which has no tile to come.
+            if constexpr (kNext) {
+                cNext = cPre;
+                if (Decay) cPre = fetchC(min(t + 3, tiles - 1));
+            }
         }
         fenceRegisters(acc);
         fenceRegisters(pa);
@@ -481,7 +501,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         if constexpr (!kPP) {
             // Stage t % 2 of sC (tile t) was last read by softmax(t) in iteration t - 1.
             // (Past the last tile it rewrites a consumed stage.)
-            if (Decay) storeC(st0, cNext);
+            if (Decay && kNext) storeC(st0, cNext);
         }
         ph ^= nextStage(st1) == 0 ? 1u : 0u;
         st = st1;
@@ -507,7 +527,8 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
                 packPair<T>(acc[dt * 4 + 2 * h] * inv, acc[dt * 4 + 2 * h + 1] * inv);
         }
         if (p.lse && tq == 0)
-            p.lse[head * p.lseHead + i] = (m[h] * f + cRow[h] + log2f(sum)) * kLn2;
+            p.lse[head * p.lseHead + i] =
+                (m[h] * f + (cI[h] - cRef) * kLog2e + __log2f(sum)) * kLn2;
     }
 }
 

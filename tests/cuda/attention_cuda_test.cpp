@@ -181,12 +181,13 @@ INSTANTIATE_TEST_SUITE_P(
                     false},
         ForwardCase{"gatedfwa_bf16_d128_N2500_w100", 3, 2500, 128, gc::DType::BF16, true, 100, 1,
                     false},
-        // d = 64 below 2048 keys (64-key tiles, two CTAs an SM on sm_90a): fp16, GQA, and the
-        // last length before the ping-pong kernel takes over.
+        // d = 64 below 4096 keys (64-key tiles, two CTAs an SM on sm_90a): fp16, GQA, and the
+        // last length before the ping-pong kernel takes over (bf16, and its first length).
         ForwardCase{"fox_f16_d64_N1337", 2, 1337, 64, gc::DType::F16, true, 0, 1, false},
         ForwardCase{"fox_gqa_bf16_d64_N1000", 4, 1000, 64, gc::DType::BF16, true, 0, 2, false},
-        ForwardCase{"transformer_bf16_d64_N2047", 2, 2047, 64, gc::DType::BF16, false, 0, 1,
-                    false}),
+        ForwardCase{"transformer_bf16_d64_N2047", 2, 2047, 64, gc::DType::BF16, false, 0, 1, false},
+        ForwardCase{"fox_bf16_d64_N4095", 2, 4095, 64, gc::DType::BF16, true, 0, 1, false},
+        ForwardCase{"fox_bf16_d64_N4096", 2, 4096, 64, gc::DType::BF16, true, 0, 1, false}),
     [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------

@@ -369,11 +369,12 @@ int main(int argc, char** argv) {
                 for (bool decay : {false, true})
                     cases.push_back({4097, d, 2, 1, decay, w, DType::BF16, false});
             cases.push_back({1000, d, 4, 2, true, 200, DType::BF16, true});
-            // Around the d = 64 ping-pong threshold (2048 keys), windows in it too.
+            // Around the d = 64 ping-pong threshold (4096 keys), windows in it too.
+            cases.push_back({4095, d, 2, 1, true, 0, DType::BF16, false});
+            cases.push_back({4096, d, 2, 1, true, 0, DType::BF16, false});
+            cases.push_back({4097, d, 2, 1, false, 0, DType::F16, false});
+            cases.push_back({4096, d, 2, 1, true, 129, DType::BF16, false});
             cases.push_back({2047, d, 2, 1, true, 0, DType::BF16, false});
-            cases.push_back({2048, d, 2, 1, true, 0, DType::BF16, false});
-            cases.push_back({2049, d, 2, 1, false, 0, DType::F16, false});
-            cases.push_back({2048, d, 2, 1, true, 129, DType::BF16, false});
         }
         for (const Case& cs : cases)
             fails += !runCase(cs, rng);
