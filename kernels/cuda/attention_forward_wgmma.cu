@@ -179,7 +179,15 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
 
     if constexpr (kPP) {
         // Tile x (K_x, V_x, C_x) is complete in stage x % kS once every thread's copies have
-        // landed (cp.async arrivals) and, with decay, every thread has stored its C_x.
+        // landed (cp.async arrivals) and, with decay, every thread has stored its C_x. The c of
+        // the first kAhead + 1 tiles are fetched first, all in flight together, and stored after
+        // every copy is issued (fetched and stored tile by tile, each tile's copies waited for the
+        // previous tile's global load: FoX at 4096 keys 286 -> 300 TFLOP/s on an H100).
+        float cFirst[kAhead];
+#pragma unroll
+        for (int x = 0; x < kAhead; ++x)
+            cFirst[x] = fetchC(min(x, tiles - 1));
+        if (Decay) cPre = fetchC(min(kAhead, tiles - 1));
         if (threadIdx.x == 0) {
             for (int st = 0; st < kS; ++st)
                 mbarrierInit(barAddr + st * 8, Decay ? 2 * kThreads : kThreads);
@@ -193,9 +201,14 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
             loadV(x);
             mbarrierArriveCpAsync(full(x));
             cpAsyncCommit();
-            if (Decay) {
-                storeC(x, fetchC(x));
-                mbarrierArrive(full(x));
+        }
+        if (Decay) {
+#pragma unroll
+            for (int x = 0; x < kAhead; ++x) {
+                if (x < tiles) {
+                    storeC(x, cFirst[x]);
+                    mbarrierArrive(full(x));
+                }
             }
         }
     } else {
@@ -406,7 +419,6 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     // st: the stage of tile t; ph: the phase parity of tile t + 1's full barrier.
     int st = 0;
     uint32_t ph = 0;
-    if (kPP && Decay) cPre = fetchC(min(kAhead, tiles - 1));
 
     auto iteration = [&](int t, auto hasNext) {
         constexpr bool kNext = decltype(hasNext)::value;
