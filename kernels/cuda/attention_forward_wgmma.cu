@@ -45,8 +45,8 @@ constexpr int kAhead = 3;
 // between groups), so that CTAs running together share their K/V tiles through L2.
 constexpr int kGroup = 4;
 // Ping-pong from this many keys (below, few tiles per CTA: the double-buffered kernel with 64-key
-// tiles is faster; at 2048 keys on an H100, FoX 270 vs 249 TFLOP/s and no gate 295 vs 285; at
-// 4096 the ping-pong's no gate wins, 348 vs 336, FoX level).
+// tiles is faster; at 2048 keys on an H100, FoX 271 vs 251 TFLOP/s and no gate 295 vs 283; at
+// 4096 the ping-pong's no gate wins, 347 vs 336, FoX level; medians of 3).
 constexpr int64_t kPingPongMinN = 4096;
 // Below kPingPongMinN at d = 64: key tiles of 64 and at most 128 registers a thread, so that two
 // CTAs share an SM and one's start-up and epilogue hide under the other's MMAs (at 1024 keys a CTA
