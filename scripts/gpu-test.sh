@@ -89,8 +89,8 @@ $cli trace --model "$fixtures/fox/fox-pro" --input "$fixtures/fox/fox-pro/expect
 $cli info --json "$build/fox-pro-cuda.h5" 2>&1 | grep -E '"(device|attention_path|model_type)"' || status=1
 
 if [[ ${GATESCOPE_GPU_SANITIZE:-1} != 0 ]]; then
-    # fox_bf16_d64_N3001: the ping-pong warpgroups of the sm_90a forward (d = 64 from 2048 keys).
-    small='*N1000*:*N17*:*N1337_w257*:*N2001*:*fox_bf16_d64_N3001'
+    # fox_bf16_d64_N4096: the ping-pong warpgroups of the sm_90a forward (d = 64 from 4096 keys).
+    small='*N1000*:*N17*:*N1337_w257*:*N2001*:*fox_bf16_d64_N4096'
     echo "== compute-sanitizer memcheck (all kernel tests but the 70k-token one)"
     compute-sanitizer --tool memcheck --error-exitcode 42 "$tests" --gtest_filter='-*LongSequence*' \
         >"$logs/memcheck.log" 2>&1 || status=1

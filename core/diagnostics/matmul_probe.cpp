@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/nn/cpu_math.h"
 #include "core/torch_pch.h"
 
 namespace gatescope::core {
 
 double measureMatmulGflops(int m, int k, int n, int threads, int repeats) {
     torch::NoGradGuard noGrad;
-    if (threads > 0) torch::set_num_threads(threads);
+    prepareCpuMath(threads);
     auto a = torch::randn({m, k});
     auto b = torch::randn({k, n});
     auto c = torch::matmul(a, b);  // warm-up

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/nn/cpu_math.h"
 #include "core/nn/device.h"
 #include "core/nn/model_error.h"
 
@@ -38,7 +39,7 @@ ForwardSession::ForwardSession(std::span<const int32_t> ids, std::span<const int
     for (std::size_t i = 0; i < ids.size(); ++i)
         p[i] = ids[i];
     m_idTensor = onDevice(m_idTensor, m_device);
-    if (options.threads > 0) torch::set_num_threads(options.threads);
+    prepareCpuMath(options.threads);
 }
 
 void ForwardSession::beginLayer(int layer) {

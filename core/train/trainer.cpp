@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/model.h"
+#include "core/nn/cpu_math.h"
 #include "core/nn/model_error.h"
 #include "core/nn/tensor_convert.h"
 #include "core/tokenizer/text_file.h"
@@ -113,7 +114,7 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
     validate(o);
     if (o.device != "cpu") orThrow(checkDevice(o.device));
     const torch::Device device(o.device == "cuda" ? torch::kCUDA : torch::kCPU);
-    if (o.threads > 0) torch::set_num_threads(o.threads);
+    prepareCpuMath(o.threads);
     torch::manual_seed(o.shape.seed);
 
     auto corpus = orThrow(loadTrainCorpus(o.corpus, o.heldOut, o.maxCorpusBytes));
