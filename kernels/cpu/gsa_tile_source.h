@@ -3,19 +3,18 @@
 //
 // What a GSA layer record (scoreKind "gsa") holds, per layer; H query heads, Hkv kv heads,
 // M = num_slots = LayerAttention::channels, natural logs throughout:
-//   logRetention       [H, N, M]  log alpha_{t,j} = logsigmoid(f_proj(x)_t,j) /
-//   gate_logit_normalizer q                  [H, N, dk]   queries after the feature map (swish /
-//   relu / t2r), as they
-//                                   enter the kernel; the layer's scale is 1
-//   k                  [Hkv, N, dk] keys after the feature map
-//   v                  [Hkv, N, dv] values after SiLU
-//   write              [H, N, M]  s_{t,j} = 1 - alpha_{t,j}, the write strength of token t into
-//   slot j log_forget_cumsum  [H, N, M]  G_{t,j} = sum_{l<=t} log alpha_{l,j} (accumulated in
-//   double,
-//                                 rounded once to float)
-//   slot_scores        [H, N, M]  o'_{t,j} = sum_{i<=t} (q_t . k_i) s_{i,j} exp(G_{t,j} - G_{i,j})
-//   slot_probs         [H, N, M]  p_t = softmax_j(o'_t), the slot-read distribution
-//   lse                [H, N]     logsumexp_j o'_{t,j}, the slot-softmax normalizer
+//   - logRetention [H, N, M]: log alpha_{t,j}, logsigmoid(f_proj(x)_{t,j}) divided by
+//     gate_logit_normalizer;
+//   - q [H, N, dk]: queries after the feature map (swish / relu / t2r), as they enter the
+//     kernel; the layer's scale is 1;
+//   - k [Hkv, N, dk]: keys after the feature map;
+//   - v [Hkv, N, dv]: values after SiLU;
+//   - write [H, N, M]: s_{t,j} = 1 - alpha_{t,j}, the write strength of token t into slot j;
+//   - log_forget_cumsum [H, N, M]: G_{t,j} = sum_{l<=t} log alpha_{l,j} (accumulated in double,
+//     rounded once to float);
+//   - slot_scores [H, N, M]: o'_{t,j} = sum_{i<=t} (q_t . k_i) s_{i,j} exp(G_{t,j} - G_{i,j});
+//   - slot_probs [H, N, M]: p_t = softmax_j(o'_t), the slot-read distribution;
+//   - lse [H, N]: logsumexp_j o'_{t,j}, the slot-softmax normalizer.
 // Gate-side arrays are given per query head (the kv head's values repeated over its group, as fla
 // repeats them before the kernel); k and v stay per kv head (query head h reads kv head
 // h / (H / Hkv)). The layer's output is o_t = sum_{i<=t} A[t,i] v_i with A below.
