@@ -56,8 +56,9 @@ private:
     Status writeDevicePyramids(const LayerRecord& record, int finestLevel, int coarsestLevel,
                                const std::vector<kernels::MapKind>& maps,
                                const std::set<int>& heads);
-    /// Wall and power pyramids on the GPU (kernels::cuda::buildWallPyramids / buildPowerPyramids)
-    /// from the record's host factors, all heads at once, for traces that run on CUDA.
+    /// Wall, power and GSA pyramids on the GPU (kernels::cuda::buildWallPyramids,
+    /// buildPowerPyramids, buildGsaPyramids) from the record's host factors, all heads at once,
+    /// for traces that run on CUDA.
     Status writeGatedDevicePyramids(const LayerRecord& record, const MapSpec& spec, int finestLevel,
                                     int coarsestLevel, const std::vector<kernels::MapKind>& maps,
                                     const std::set<int>& heads);

@@ -7,6 +7,8 @@
 //    factors <= 1); the diagonal block takes exp(P_i - P_j) <= 1 pair by pair. fp32 FMA.
 //  - Power: the dot products of block_values.cuh, then exp(p log(|scale q.k| + eps) + G_i - G_j
 //    - logNormalizer_i) per cell; the decay map exp(G_i - G_j) is decay_pyramid.cu's.
+//  - GSA: Wall's blocks with the slot-read probabilities p as q, the write strengths s as k (ones
+//    for the decay map), G as P over all slots, and the channel sum itself as the cell value.
 #include <string>
 
 #include "kernels/cuda/block_pool.cuh"
@@ -32,10 +34,12 @@ struct WallFactors {
     int64_t n;
     int dk;
     float scale;
+    bool gsa;  // GSA's forms: q = p, k = s (decay: ones), the sum itself as the value
 };
 
 // One 64 x 64 block of Wall's attention (decay == false) or decay map into vals. For the decay
-// map the operands are ones over the gated channels: the channel sum of exp(P_i - P_j).
+// map the operands are ones over the gated channels: the channel sum of exp(P_i - P_j). GSA
+// (f.gsa, all channels gated): the sums of p_i s_j exp(P_i - P_j), or of p_i exp(P_i - P_j).
 template <class T>
 __device__ void wallBlockValues(const WallFactors& f, int head, bool decay, int64_t r0, int64_t c0,
                                 float* stage, float (*vals)[kEdge + 1]) {
@@ -56,7 +60,7 @@ __device__ void wallBlockValues(const WallFactors& f, int head, bool decay, int6
             const int r = idx / kDChunk, d = idx % kDChunk, ch = d0 + d;
             const int64_t i = r0 + r, j = c0 + r;
             const bool inI = ch < dim && i < f.n, inJ = ch < dim && j < f.n;
-            float a = inI ? (decay ? 1.f : toFloat(q[i * f.qRow + ch])) : 0.f;
+            float a = inI ? (decay && !f.gsa ? 1.f : toFloat(q[i * f.qRow + ch])) : 0.f;
             float b = inJ ? (decay ? 1.f : toFloat(k[j * f.kRow + ch])) : 0.f;
             float pi = 0.f;
             if (ch < f.gated) {
@@ -110,8 +114,9 @@ __device__ void wallBlockValues(const WallFactors& f, int head, bool decay, int6
             const int64_t i = r0 + r, j = c0 + cc;
             float v = 0.f;
             if (i < f.n && j <= i)
-                v = decay ? (f.gated ? dot[y][x] / f.gated : 1.f)
-                          : expf(f.scale * dot[y][x] - lse[i]);
+                v = f.gsa   ? dot[y][x]
+                    : decay ? (f.gated ? dot[y][x] / f.gated : 1.f)
+                            : expf(f.scale * dot[y][x] - lse[i]);
             vals[r][cc] = v;
         }
     __syncthreads();
@@ -225,6 +230,40 @@ std::string buildWallPyramids(const WallBatch& b, const float* lse, MapKind kind
         return 0;
     });
     if (auto e = lastLaunchError("buildWallPyramids"); !e.empty()) return e;
+    return coarsenLevels(b.n, b.heads, finestLevel, coarsestLevel, maxOut, meanOut, s);
+}
+
+std::string buildGsaPyramids(const GsaBatch& b, MapKind kind, int finestLevel, int coarsestLevel,
+                             float* const* maxOut, float* const* meanOut, void* stream) {
+    const std::string name = "buildGsaPyramids";
+    if (kind == MapKind::Logit) return name + ": GSA has no logit map";
+    if (finestLevel < 0 || coarsestLevel < finestLevel || coarsestLevel > 62)
+        return name + ": bad level range";
+    if (b.heads < 1 || b.heads > 65535 || b.slots < 1) return name + ": bad head batch";
+    if (b.n < 0 || (b.n + kEdge - 1) / kEdge > 65535) return name + ": n out of range";
+    if (!b.slotProbs || !b.logForgetCumsum || (kind == MapKind::Attention && !b.write))
+        return name + ": needs slotProbs, logForgetCumsum and (attention) write";
+    if (b.n == 0) return {};
+    const int64_t head = b.n * b.slots;
+    // k is not read for the decay map (ones); p stands in so that no pointer is null.
+    WallFactors f{b.slotProbs, b.write ? b.write : b.slotProbs,
+                  b.slots,     b.slots,
+                  head,        head,
+                  1,           b.logForgetCumsum,
+                  b.slots,     head,
+                  1,           b.slots,
+                  nullptr,     b.n,
+                  b.slots,     1.f,
+                  true};
+    const int64_t side = pyramidSide(b.n, finestLevel);
+    const cudaStream_t s = asStream(stream);
+    cudaMemsetAsync(meanOut[0], 0, sizeof(float) * b.heads * side * side, s);
+    cudaMemsetAsync(maxOut[0], 0, sizeof(float) * b.heads * side * side, s);
+    const auto blocks = static_cast<unsigned>((b.n + kEdge - 1) / kEdge);
+    wallPyramidKernel<float>
+        <<<dim3(blocks, blocks, static_cast<unsigned>(b.heads)), kThreads, 0, s>>>(
+            f, kind == MapKind::Decay, finestLevel, side, meanOut[0], maxOut[0]);
+    if (auto e = lastLaunchError(name.c_str()); !e.empty()) return e;
     return coarsenLevels(b.n, b.heads, finestLevel, coarsestLevel, maxOut, meanOut, s);
 }
 

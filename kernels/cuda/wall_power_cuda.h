@@ -108,4 +108,23 @@ std::string buildPowerPyramids(const PowerBatch& batch, const float* logNormaliz
                                int finestLevel, int coarsestLevel, float* const* maxOut,
                                float* const* meanOut, void* stream);
 
+/// The heads of a Gated Slot Attention layer, as its trace record stores them (kernels/cpu/
+/// gsa_tile_source.h): per query head, contiguous [heads][n][slots] fp32 arrays.
+struct GsaBatch {
+    int heads = 0;
+    int64_t n = 0;
+    int slots = 0;
+    const float* slotProbs = nullptr;        ///< p, the slot-read distribution
+    const float* write = nullptr;            ///< s = 1 - alpha (attention map only)
+    const float* logForgetCumsum = nullptr;  ///< G, the cumulative natural-log forget gates
+};
+
+/// buildWallPyramids for GSA (kernels/cpu/gsa_tile_source.h's maps): attention
+/// sum_j p_tj s_ij exp(G_tj - G_ij), decay sum_j p_tj exp(G_tj - G_ij), for keys i <= t. Every
+/// exponent is <= 0 (anchored per key block as Wall's), so any |G| is safe; fp32 arithmetic.
+/// Constraints: heads <= 65535, n <= 64 x 65535. Asynchronous on `stream`; errors as wallForward.
+std::string buildGsaPyramids(const GsaBatch& batch, MapKind kind, int finestLevel,
+                             int coarsestLevel, float* const* maxOut, float* const* meanOut,
+                             void* stream);
+
 }  // namespace gatescope::kernels::cuda

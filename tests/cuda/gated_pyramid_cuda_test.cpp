@@ -1,9 +1,10 @@
-// Wall and power pyramids on the GPU (buildWallPyramids, buildPowerPyramids in
-// kernels/cuda/wall_power_cuda.h) against the CPU pyramid builder over the CPU tile sources
-// (kernels/cpu/wall_tile_source.h, power_tile_source.h), head by head, on the same random factors
-// and the CPU forward's row normalizers. Both maps; GQA, tied and subdim Wall gates, ungated
-// heads, fp32 and bf16 inputs, lengths that are no multiple of the 64-token blocks, cells of 1 to
-// 256 tokens. Skipped when no CUDA device is present.
+// Wall, power and GSA pyramids on the GPU (buildWallPyramids, buildPowerPyramids,
+// buildGsaPyramids in kernels/cuda/wall_power_cuda.h) against the CPU pyramid builder over the CPU
+// tile sources (kernels/cpu/wall_tile_source.h, power_tile_source.h, gsa_tile_source.h), head by
+// head, on the same random factors and the CPU forward's row normalizers. Both maps; GQA, tied and
+// subdim Wall gates, ungated heads, fp32 and bf16 inputs, 16 to 64 GSA slots, lengths that are no
+// multiple of the 64-token blocks, cells of 1 to 256 tokens. Skipped when no CUDA device is
+// present.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/gsa_tile_source.h"
 #include "kernels/cpu/power_attention.h"
 #include "kernels/cpu/power_tile_source.h"
 #include "kernels/cpu/wall_forward.h"
@@ -184,6 +186,60 @@ TEST_F(CudaTest, PowerPyramidsMatchCpuBuilder) {
                                              levels.max.data(), levels.mean.data(), nullptr),
                       "");
             levels.expectMatch(pc, labelOf("power", kind, pc));
+        }
+    }
+}
+
+// GSA factors as a layer stores them: p a softmax over the slots, log alpha = logsigmoid(x) / 8
+// with x ~ N(2, 2) (slow forgetting: G falls by about 0.04 a token), s = 1 - alpha, G accumulated
+// in double and rounded once.
+TEST_F(CudaTest, GsaPyramidsMatchCpuBuilder) {
+    for (const PyramidCase& pc : {PyramidCase{1337, 16, 2, 1, 1, 16, DType::F32, 0, 3},
+                                  PyramidCase{3001, 64, 4, 1, 1, 64, DType::F32, 4, 7},
+                                  PyramidCase{700, 32, 2, 1, 1, 32, DType::F32, 1, 4}}) {
+        std::mt19937 rng(unsigned(pc.n) * 19 + unsigned(pc.dk));
+        const int m = pc.dk;
+        const size_t cells = size_t(pc.heads) * pc.n * m;
+        std::vector<float> p(cells), s(cells), G(cells);
+        std::normal_distribution<double> normal(0.0, 1.0);
+        for (int h = 0; h < pc.heads; ++h) {
+            std::vector<double> g(m, 0.0);
+            for (int64_t t = 0; t < pc.n; ++t) {
+                const size_t row = (size_t(h) * pc.n + t) * m;
+                double sum = 0.0;
+                for (int j = 0; j < m; ++j)
+                    sum += (p[row + j] = float(std::exp(2 * normal(rng))));
+                for (int j = 0; j < m; ++j) {
+                    p[row + j] = float(p[row + j] / sum);
+                    const double x = 2.0 + 2.0 * normal(rng);
+                    const double logAlpha = -std::log1p(std::exp(-x)) / 8.0;
+                    s[row + j] = float(1.0 - std::exp(logAlpha));
+                    g[j] += logAlpha;
+                    G[row + j] = float(g[j]);
+                }
+            }
+        }
+        DeviceBuffer dp(cells * 4), ds(cells * 4), dG(cells * 4);
+        ASSERT_TRUE(dp.upload(p.data()) && ds.upload(s.data()) && dG.upload(G.data()));
+        gc::GsaBatch batch;
+        batch.heads = pc.heads;
+        batch.n = pc.n;
+        batch.slots = m;
+        batch.slotProbs = dp.as<float>();
+        batch.write = ds.as<float>();
+        batch.logForgetCumsum = dG.as<float>();
+        for (auto kind : {gk::MapKind::Attention, gk::MapKind::Decay}) {
+            LevelBuffers levels(pc);
+            for (int h = 0; h < pc.heads; ++h) {
+                const size_t at = size_t(h) * pc.n * m;
+                const gk::GsaHead head{pc.n, m, p.data() + at, s.data() + at, G.data() + at};
+                cpuPyramid(gk::GsaTileSource(head), kind, pc.n, pc.finest, pc.coarsest, h,
+                           levels.cpuMax, levels.cpuMean);
+            }
+            ASSERT_EQ(gc::buildGsaPyramids(batch, kind, pc.finest, pc.coarsest, levels.max.data(),
+                                           levels.mean.data(), nullptr),
+                      "");
+            levels.expectMatch(pc, labelOf("gsa", kind, pc));
         }
     }
 }
