@@ -244,17 +244,18 @@ std::string buildGsaPyramids(const GsaBatch& b, MapKind kind, int finestLevel, i
     if (!b.slotProbs || !b.logForgetCumsum || (kind == MapKind::Attention && !b.write))
         return name + ": needs slotProbs, logForgetCumsum and (attention) write";
     if (b.n == 0) return {};
-    const int64_t head = b.n * b.slots;
-    // k is not read for the decay map (ones); p stands in so that no pointer is null.
-    WallFactors f{b.slotProbs, b.write ? b.write : b.slotProbs,
-                  b.slots,     b.slots,
-                  head,        head,
-                  1,           b.logForgetCumsum,
-                  b.slots,     head,
-                  1,           b.slots,
-                  nullptr,     b.n,
-                  b.slots,     1.f,
-                  true};
+    // Wall's fields: p as q, s as k, G as P over all slots; no lse, scale 1.
+    WallFactors f{};
+    f.q = b.slotProbs;
+    f.k = b.write ? b.write : b.slotProbs;  // not read for the decay map (ones)
+    f.p = b.logForgetCumsum;
+    f.qRow = f.kRow = f.pRow = b.slots;
+    f.qHead = f.kHead = f.pHead = b.n * b.slots;
+    f.kvGroup = f.gateGroup = 1;
+    f.gated = f.dk = b.slots;
+    f.n = b.n;
+    f.scale = 1.f;
+    f.gsa = true;
     const int64_t side = pyramidSide(b.n, finestLevel);
     const cudaStream_t s = asStream(stream);
     cudaMemsetAsync(meanOut[0], 0, sizeof(float) * b.heads * side * side, s);
