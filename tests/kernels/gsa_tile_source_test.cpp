@@ -1,5 +1,6 @@
 // GsaTileSource against the dense float64 map written from the formula, against the forward's
-// own output (o = A v), and through the pyramid builder.
+// own output (o = A v), through the pyramid builder, and against Wall's logit map over the same
+// factors (the identity kernels::cuda::buildGsaPyramids is built on).
 #include <cmath>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "kernels/cpu/gsa_forward.h"
 #include "kernels/cpu/gsa_tile_source.h"
 #include "kernels/cpu/pyramid_builder.h"
+#include "kernels/cpu/wall_tile_source.h"
 #include "kernels/gsa_reference.h"
 
 namespace gatescope {
@@ -200,4 +202,36 @@ TEST(GsaTileSource, FeedsThePyramidBuilder) {
 }
 
 }  // namespace
+// GSA's maps are Wall's channel sums: with q = p, k = s (ones for the decay map), P = G over all
+// slots and scale 1, Wall's Logit[t, i] = sum_j p_tj s_ij exp(G_tj - G_ij) is GSA's Attention
+// (and with k = 1 its Decay) for i <= t. buildGsaPyramids runs Wall's GPU blocks on that.
+TEST(GsaTileSource, MapsAreWallLogitsOverTheSlots) {
+    Traced traced(test::GsaProblem::random(333, 2, 1, 8, 6, 12, 17u));
+    const auto& p = traced.problem;
+    const std::vector<float> ones(p.n * p.slots, 1.0f);
+    for (int h = 0; h < p.heads; ++h) {
+        const auto gsa = traced.head(h);
+        for (auto kind : {kernels::MapKind::Attention, kernels::MapKind::Decay}) {
+            kernels::WallHead wall;
+            wall.n = p.n;
+            wall.dk = wall.gatedChannels = p.slots;
+            wall.q = gsa.slotProbs;
+            wall.k = kind == kernels::MapKind::Decay ? ones.data() : gsa.write;
+            wall.logDecayCumsum = gsa.logForgetCumsum;
+            wall.scale = 1.0f;
+            const auto expected = tile(kernels::GsaTileSource(gsa), kind, 0, p.n, 0, p.n);
+            const auto logits =
+                tile(kernels::WallTileSource(wall), kernels::MapKind::Logit, 0, p.n, 0, p.n);
+            std::vector<float> got, want;  // the causal cells (Wall's logits are -inf above)
+            for (int64_t t = 0; t < p.n; ++t)
+                for (int64_t i = 0; i <= t; ++i) {
+                    got.push_back(logits[t * p.n + i]);
+                    want.push_back(expected[t * p.n + i]);
+                }
+            EXPECT_LT(test::maxRelativeError(got, want), 2e-6)
+                << "head " << h << " " << kernels::toString(kind);
+        }
+    }
+}
+
 }  // namespace gatescope
