@@ -203,21 +203,21 @@ dim3 blockGrid(const GatedHeads& b) {
     return dim3(blocks, blocks, static_cast<unsigned>(b.heads));
 }
 
-}  // namespace
-
-std::string buildWallPyramids(const WallBatch& b, const float* lse, MapKind kind, int finestLevel,
-                              int coarsestLevel, float* const* maxOut, float* const* meanOut,
-                              void* stream) {
-    if (auto e = checkLevels("buildWallPyramids", b, kind, finestLevel, coarsestLevel); !e.empty())
-        return e;
+// Wall's pyramid launch; `gsa` selects GSA's forms (WallFactors::gsa), which read no lse.
+std::string launchWallPyramids(const char* what, const WallBatch& b, const float* lse, bool gsa,
+                               MapKind kind, int finestLevel, int coarsestLevel,
+                               float* const* maxOut, float* const* meanOut, void* stream) {
+    if (auto e = checkLevels(what, b, kind, finestLevel, coarsestLevel); !e.empty()) return e;
+    const std::string name = what;
     if (b.gatedChannels < 0 || b.gatedChannels > b.dk || (b.gatedChannels && !b.logDecayCumsum))
-        return "buildWallPyramids: gatedChannels needs P, and at most dk of them";
-    if (kind == MapKind::Attention && !lse) return "buildWallPyramids: attention needs the lse";
+        return name + ": gatedChannels needs P, and at most dk of them";
+    if (!gsa && kind == MapKind::Attention && !lse) return name + ": attention needs the lse";
     if (b.n == 0) return {};
     const Factors qk = qkFactors(b, lse);
     WallFactors f{
         qk.q, qk.k, qk.qRow,     qk.kRow,         qk.qHead, qk.kHead, b.kvGroup, b.logDecayCumsum,
-        0,    0,    b.gateGroup, b.gatedChannels, lse,      b.n,      b.dk,      b.scale};
+        0,    0,    b.gateGroup, b.gatedChannels, lse,      b.n,      b.dk,      b.scale,
+        gsa};
     f.pRow = b.pRowStride ? b.pRowStride : b.gatedChannels;
     f.pHead = b.pHeadStride ? b.pHeadStride : b.n * f.pRow;
     const int64_t side = pyramidSide(b.n, finestLevel);
@@ -229,43 +229,34 @@ std::string buildWallPyramids(const WallBatch& b, const float* lse, MapKind kind
             f, kind == MapKind::Decay, finestLevel, side, meanOut[0], maxOut[0]);
         return 0;
     });
-    if (auto e = lastLaunchError("buildWallPyramids"); !e.empty()) return e;
+    if (auto e = lastLaunchError(what); !e.empty()) return e;
     return coarsenLevels(b.n, b.heads, finestLevel, coarsestLevel, maxOut, meanOut, s);
+}
+
+}  // namespace
+
+std::string buildWallPyramids(const WallBatch& b, const float* lse, MapKind kind, int finestLevel,
+                              int coarsestLevel, float* const* maxOut, float* const* meanOut,
+                              void* stream) {
+    return launchWallPyramids("buildWallPyramids", b, lse, false, kind, finestLevel, coarsestLevel,
+                              maxOut, meanOut, stream);
 }
 
 std::string buildGsaPyramids(const GsaBatch& b, MapKind kind, int finestLevel, int coarsestLevel,
                              float* const* maxOut, float* const* meanOut, void* stream) {
-    const std::string name = "buildGsaPyramids";
-    if (kind == MapKind::Logit) return name + ": GSA has no logit map";
-    if (finestLevel < 0 || coarsestLevel < finestLevel || coarsestLevel > 62)
-        return name + ": bad level range";
-    if (b.heads < 1 || b.heads > 65535 || b.slots < 1) return name + ": bad head batch";
-    if (b.n < 0 || (b.n + kEdge - 1) / kEdge > 65535) return name + ": n out of range";
+    if (b.slots < 1) return "buildGsaPyramids: bad head batch";
     if (!b.slotProbs || !b.logForgetCumsum || (kind == MapKind::Attention && !b.write))
-        return name + ": needs slotProbs, logForgetCumsum and (attention) write";
-    if (b.n == 0) return {};
-    // Wall's fields: p as q, s as k, G as P over all slots; no lse, scale 1.
-    WallFactors f{};
-    f.q = b.slotProbs;
-    f.k = b.write ? b.write : b.slotProbs;  // not read for the decay map (ones)
-    f.p = b.logForgetCumsum;
-    f.qRow = f.kRow = f.pRow = b.slots;
-    f.qHead = f.kHead = f.pHead = b.n * b.slots;
-    f.kvGroup = f.gateGroup = 1;
-    f.gated = f.dk = b.slots;
-    f.n = b.n;
-    f.scale = 1.f;
-    f.gsa = true;
-    const int64_t side = pyramidSide(b.n, finestLevel);
-    const cudaStream_t s = asStream(stream);
-    cudaMemsetAsync(meanOut[0], 0, sizeof(float) * b.heads * side * side, s);
-    cudaMemsetAsync(maxOut[0], 0, sizeof(float) * b.heads * side * side, s);
-    const auto blocks = static_cast<unsigned>((b.n + kEdge - 1) / kEdge);
-    wallPyramidKernel<float>
-        <<<dim3(blocks, blocks, static_cast<unsigned>(b.heads)), kThreads, 0, s>>>(
-            f, kind == MapKind::Decay, finestLevel, side, meanOut[0], maxOut[0]);
-    if (auto e = lastLaunchError(name.c_str()); !e.empty()) return e;
-    return coarsenLevels(b.n, b.heads, finestLevel, coarsestLevel, maxOut, meanOut, s);
+        return "buildGsaPyramids: needs slotProbs, logForgetCumsum and (attention) write";
+    // Wall's batch: p as q, s as k (not read for the decay map's ones), G as P over all slots.
+    WallBatch wall;
+    wall.heads = b.heads;
+    wall.n = b.n;
+    wall.dk = wall.gatedChannels = b.slots;
+    wall.q = b.slotProbs;
+    wall.k = b.write ? b.write : b.slotProbs;
+    wall.logDecayCumsum = b.logForgetCumsum;
+    return launchWallPyramids("buildGsaPyramids", wall, nullptr, true, kind, finestLevel,
+                              coarsestLevel, maxOut, meanOut, stream);
 }
 
 std::string buildPowerPyramids(const PowerBatch& b, const float* logNormalizer, MapKind kind,
