@@ -6,7 +6,9 @@
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens
 #            (tests/core/gpu_trace_bench_test.cpp, in the headless build of scripts/gpu-test.sh).
-# Usage: scripts/gpu-bench.sh [build-dir] [max-n] [kernels|trace|all]   (results under $OUT)
+#   gsa:     `gatescope trace` of the gsa/gsa fixture model on 16k and 64k random ids, CUDA against
+#            the CPU, with and without pyramids and compression (builds the CLI if missing).
+# Usage: scripts/gpu-bench.sh [build-dir] [max-n] [kernels|trace|gsa|all]   (results under $OUT)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/gpu}
@@ -35,4 +37,27 @@ if [[ $what == trace || $what == all ]]; then
         GATESCOPE_GPU_BENCH_TOKENS=$n "$core" --gtest_filter='GpuTraceBench.*' 2>&1 |
             tee "$logs/trace-bench-$n.log" | grep -E "^\[gpu-bench\]|FAILED|Failure|error"
     done
+fi
+if [[ $what == gsa || $what == all ]]; then
+    cli=$build/app/gatescope fixtures=build/gpufix
+    [[ -d $fixtures ]] || fixtures=../shared/fixtures
+    if [[ ! -x $cli ]]; then
+        scripts/gpu-configure.sh "$build" "$logs" "$PWD/$fixtures" >/dev/null &&
+            ninja -C "$build" gatescope >"$logs/build-cli.log" 2>&1 ||
+            { grep -E "error|FAILED" -A3 "$logs/build-cli.log" | head -40; exit 1; }
+    fi
+    # Each line: median of 3 fresh processes, the seconds `trace` reports (load to commit).
+    for n in 16384 65536; do
+        python3 -c "import random; random.seed(7); print(*(random.randrange(512) for _ in range($n)))" >"$logs/ids$n.txt"
+        for args in "cuda" "cuda --no-pyramids" "cuda --compression none" \
+            "cuda --no-pyramids --compression none" "cpu" "cpu --no-pyramids"; do
+            [[ $n == 65536 && $args == cpu ]] && continue  # CPU pyramids at 64k: minutes
+            times=$(for run in 1 2 3; do
+                "$cli" trace --model "$fixtures/gsa/gsa" --input "$logs/ids$n.txt" --input-kind ids \
+                    --device $args --out /tmp/gatescope-gsa-bench.h5 2>&1 | grep -oE "in [0-9.]+s" | tr -dc '0-9.\n'
+            done | sort -n | tr '\n' ' ') || { echo "[gsa-trace] N=$n --device $args: failed"; exit 1; }
+            echo "[gsa-trace] N=$n --device $args: $times(s; median in the middle)"
+        done
+    done
+    rm -f /tmp/gatescope-gsa-bench.h5
 fi

@@ -59,8 +59,8 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
     if (rec.deviceFactors && spec.scoreKind == "additive_decay")
         return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
 #ifdef GATESCOPE_HAS_CUDA
-    // GSA joins this branch once buildGsaPyramids has run on a GPU (docs/gpu.md).
-    if (m_request.device == "cuda" && (spec.scoreKind == "wall" || spec.scoreKind == "power"))
+    if (m_request.device == "cuda" &&
+        (spec.scoreKind == "wall" || spec.scoreKind == "power" || spec.scoreKind == "gsa"))
         return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
 #endif
     for (int head = 0; head < rec.attention.heads; ++head) {
