@@ -27,7 +27,7 @@ using namespace widgets;
 Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path,
                                                          MainWindow& window) {
     std::ifstream in(path);
-    if (!in) return Error{ErrorKind::Io, "cannot read the script", path};
+    if (!in) return Error{ErrorKind::Io, "cannot read the script", path, {}};
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);) {
         if (!line.empty() && line[0] != '#') lines.push_back(line);

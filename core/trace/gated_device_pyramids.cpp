@@ -127,8 +127,8 @@ Status LayerRecorder::writeGatedDevicePyramids(const LayerRecord& rec, const Map
                     const float* src =
                         (pool == data::Pool::Max ? hostMax : hostMean).data_ptr<float>() +
                         head * side * side;
-                    auto st = writeLevelTiles(rec.layer, map, pool, finestLevel + int(i), head, src,
-                                              side);
+                    auto st = m_writer.writePyramidLevel(rec.layer, map, pool, finestLevel + int(i),
+                                                         head, src);
                     if (!st) return st;
                 }
             }

@@ -142,15 +142,13 @@ Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLeve
             }
             for (int i = 0; i < count; ++i) {
                 const int level = finestLevel + i;
-                const int64_t side = maxLevels[i].size(0);
                 const auto hostMax = maxLevels[i].cpu();
                 const auto hostMean = meanLevels[i].cpu();
                 for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
                     const float* src =
                         (pool == data::Pool::Max ? hostMax : hostMean).data_ptr<float>();
-                    if (auto st = writeLevelTiles(rec.layer, map, pool, level, head, src, side);
-                        !st)
-                        return st;
+                    auto st = m_writer.writePyramidLevel(rec.layer, map, pool, level, head, src);
+                    if (!st) return st;
                 }
             }
         }

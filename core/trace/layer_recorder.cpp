@@ -186,34 +186,13 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
                     const auto offset = (pool == data::Pool::Max ? p.maxOffsets : p.meanOffsets)[i];
                     const float* src = reinterpret_cast<const float*>(s.host + offset) +
                                        int64_t{head} * side * side;
-                    if (auto st = writeLevelTiles(s.layer, map, pool, level, head, src, side); !st)
-                        return st;
+                    auto st = m_writer.writePyramidLevel(s.layer, map, pool, level, head, src);
+                    if (!st) return st;
                 }
             }
         }
     }
     ++m_recorded;
-    return Ok{};
-}
-
-Status LayerRecorder::writeLevelTiles(int layer, const std::string& map, data::Pool pool, int level,
-                                      int head, const float* src, int64_t side) {
-    const int64_t t = kernels::kPyramidTile;
-    m_tile.resize(static_cast<std::size_t>(t * t));
-    const int64_t tiles = (side + t - 1) / t;
-    for (int64_t tr = 0; tr < tiles; ++tr) {
-        for (int64_t tc = 0; tc <= tr; ++tc) {
-            std::fill(m_tile.begin(), m_tile.end(), 0.0f);
-            const int64_t r0 = tr * t, c0 = tc * t;
-            const int64_t rows = std::min(t, side - r0);
-            const int64_t cols = std::min(t, side - c0);
-            for (int64_t r = 0; r < rows; ++r)
-                std::copy_n(src + (r0 + r) * side + c0, cols, m_tile.data() + r * t);
-            auto st =
-                m_writer.writePyramidTile(layer, map, pool, level, head, tr, tc, m_tile.data());
-            if (!st) return st;
-        }
-    }
     return Ok{};
 }
 

@@ -64,9 +64,6 @@ private:
                                     const std::set<int>& heads);
     /// The writer thread's half of the DevicePipeline: one staged layer into the file.
     Status writeStaged(const StagedLayer& staged);
-    /// One level of one head's pyramid (side x side floats, row-major) as 256 x 256 tiles.
-    Status writeLevelTiles(int layer, const std::string& map, data::Pool pool, int level, int head,
-                           const float* level0, int64_t side);
     void setFailure(Error error);
 
     data::TraceWriter& m_writer;
@@ -79,7 +76,6 @@ private:
     std::atomic<int> m_recorded{0};
     bool m_discard = false;
     std::vector<float> m_widened;  ///< bf16 arrays widened to float32 (writer thread)
-    std::vector<float> m_tile;
     std::unique_ptr<DevicePipeline> m_pipeline;
 };
 

@@ -101,6 +101,12 @@ Status Dataset::writeBlock(const Type& memType, const void* data, const Dims& st
                  ErrorKind::Io, where(), "cannot write dataset block");
 }
 
+Status Dataset::writeRawChunk(const Dims& offset, const void* data, size_t bytes) {
+    auto lock = lockLibrary();
+    return check(H5Dwrite_chunk(id(), H5P_DEFAULT, 0, offset.data(), bytes, data), ErrorKind::Io,
+                 where(), "cannot write dataset chunk");
+}
+
 Status Dataset::read(const Type& memType, void* data) const {
     auto lock = lockLibrary();
     return check(H5Dread(id(), memType.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data),

@@ -33,6 +33,10 @@ public:
     Status write(const Type& memType, const void* data);
     /// Writes the block [start, start + count) from `data` (dense, row-major).
     Status writeBlock(const Type& memType, const void* data, const Dims& start, const Dims& count);
+    /// Stores one encoded chunk at `offset` (a multiple of the chunk dims) with H5Dwrite_chunk,
+    /// bypassing the filter pipeline: `data` must be the bytes the pipeline would store
+    /// (chunk_codec.h) with every filter applied. Io on failure.
+    Status writeRawChunk(const Dims& offset, const void* data, size_t bytes);
     /// Reads the whole dataset into `data`, converting to `memType`. Format on failure.
     Status read(const Type& memType, void* data) const;
     /// Reads the block [start, start + count) into dense row-major `data`.

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <lz4.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -63,29 +64,34 @@ size_t decode(size_t nbytes, size_t* bufSize, void** buf) {
     return total;
 }
 
-size_t encode(size_t cdCount, const unsigned cdValues[], size_t nbytes, size_t* bufSize,
-              void** buf) {
-    if (nbytes == 0 || nbytes > static_cast<size_t>(INT32_MAX)) return 0;
-    uint64_t blockBytes = cdCount > 0 && cdValues[0] > 0 ? cdValues[0] : kDefaultBlockBytes;
-    if (blockBytes > nbytes) blockBytes = nbytes;
-    size_t blocks = (nbytes - 1) / blockBytes + 1;
-    size_t capacity =
-        12 + blocks * 4 + static_cast<size_t>(LZ4_compressBound(static_cast<int>(nbytes)));
-    auto* out = static_cast<unsigned char*>(H5allocate_memory(capacity, false));
-    if (!out) return 0;
-    const auto* in = static_cast<const char*>(*buf);
-    storeBigEndian(out, nbytes, 8);
+}  // namespace
+
+uint64_t lz4BlockBytes(size_t bytes, uint64_t blockBytes) {
+    if (blockBytes == 0) blockBytes = kDefaultBlockBytes;
+    return std::min<uint64_t>(blockBytes, std::max<size_t>(bytes, 1));
+}
+
+size_t lz4EncodedBound(size_t bytes, uint64_t blockBytes) {
+    const size_t blocks = bytes == 0 ? 0 : (bytes - 1) / lz4BlockBytes(bytes, blockBytes) + 1;
+    return 12 + blocks * 4 + static_cast<size_t>(LZ4_compressBound(static_cast<int>(bytes)));
+}
+
+size_t lz4Encode(const void* data, size_t bytes, uint64_t blockBytes, unsigned char* out,
+                 size_t capacity) {
+    if (bytes == 0 || bytes > static_cast<size_t>(INT32_MAX) ||
+        capacity < lz4EncodedBound(bytes, blockBytes))
+        return 0;
+    blockBytes = lz4BlockBytes(bytes, blockBytes);
+    const auto* in = static_cast<const char*>(data);
+    storeBigEndian(out, bytes, 8);
     storeBigEndian(out + 8, blockBytes, 4);
     size_t pos = 12;
-    for (size_t done = 0; done < nbytes;) {
-        size_t want = nbytes - done < blockBytes ? nbytes - done : blockBytes;
+    for (size_t done = 0; done < bytes;) {
+        size_t want = bytes - done < blockBytes ? bytes - done : blockBytes;
         int packed =
             LZ4_compress_default(in + done, reinterpret_cast<char*>(out + pos + 4),
                                  static_cast<int>(want), static_cast<int>(capacity - pos - 4));
-        if (packed <= 0) {
-            H5free_memory(out);
-            return 0;
-        }
+        if (packed <= 0) return 0;
         size_t stored = static_cast<size_t>(packed);
         if (stored >= want) {
             stored = want;
@@ -95,10 +101,26 @@ size_t encode(size_t cdCount, const unsigned cdValues[], size_t nbytes, size_t* 
         pos += 4 + stored;
         done += want;
     }
+    return pos;
+}
+
+namespace {
+
+size_t encode(size_t cdCount, const unsigned cdValues[], size_t nbytes, size_t* bufSize,
+              void** buf) {
+    const uint64_t blockBytes = cdCount > 0 ? cdValues[0] : 0;
+    const size_t capacity = lz4EncodedBound(nbytes, blockBytes);
+    auto* out = static_cast<unsigned char*>(H5allocate_memory(capacity, false));
+    if (!out) return 0;
+    const size_t size = lz4Encode(*buf, nbytes, blockBytes, out, capacity);
+    if (size == 0) {
+        H5free_memory(out);
+        return 0;
+    }
     H5free_memory(*buf);
     *buf = out;
     *bufSize = capacity;
-    return pos;
+    return size;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/h5/chunk_codec.h"
 #include "data/h5/dataset.h"
 #include "data/h5/file.h"
 #include "data/trace/pyramid_geometry.h"
@@ -25,6 +26,7 @@ struct TraceWriterOptions {
     Compression compression = Compression::Deflate;
     int compressionLevel = 4;   ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
     bool factorsAsF16 = false;  ///< store factors as IEEE binary16 (halves their size; lossy)
+    int encodeThreads = 0;      ///< threads that compress the chunks of one call (0: all cores)
 };
 
 /// Writes a trace to "<final>.partial-<pid>" in the final folder and renames it to the final path
@@ -40,8 +42,11 @@ struct TraceWriterOptions {
 /// Big arrays can be written head by head (declareFactor + writeFactorHead, declareGates +
 /// writeGatesHead) so the caller never holds a whole layer.
 ///
-/// Threading: not thread-safe; use one writer from one thread. Each call holds the process-wide
-/// HDF5 lock, so readers of other traces on other threads stay safe.
+/// Threading: not thread-safe; use one writer from one thread. Every HDF5 call holds the
+/// process-wide HDF5 lock, so readers of other traces on other threads stay safe. The chunks of
+/// factor and gate heads and of pyramid levels are compressed outside HDF5, without that lock, on
+/// up to `encodeThreads` threads, and stored whole (H5Dwrite_chunk): byte for byte what HDF5's
+/// own filter pipeline would store (data/h5/chunk_codec.h).
 class TraceWriter {
 public:
     static Result<std::unique_ptr<TraceWriter>> create(const std::filesystem::path& finalPath,
@@ -83,6 +88,10 @@ public:
     /// Cells past the level side S are ignored; cells above the diagonal are stored as 0.
     Status writePyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
                             int64_t tileRow, int64_t tileCol, const float* tile);
+    /// Writes every causal tile of one head's level from `cells`, the whole level S x S row-major
+    /// (cells above the diagonal are ignored and stored as 0), its tiles compressed in parallel.
+    Status writePyramidLevel(int layer, std::string_view map, Pool pool, int level, int head,
+                             const float* cells);
 
     /// Flushes, closes and fsyncs the temporary file, then renames it to the final path (and
     /// fsyncs the folder). After success the writer accepts no more calls.
@@ -123,6 +132,10 @@ private:
     Result<h5::Dataset> createArray(const h5::Object& parent, std::string_view name,
                                     const std::vector<int64_t>& shape, bool f16);
     Status writeHead(ArrayState& state, int head, const float* data);
+    h5::ChunkEncoding encoding(size_t elementSize) const;
+    /// The dataset of a created pyramid's level, after checking layer, map, level and head.
+    Result<h5::Dataset*> pyramidLevel(int layer, std::string_view map, Pool pool, int level,
+                                      int head);
 
     std::filesystem::path m_finalPath;
     std::filesystem::path m_tempPath;

@@ -46,7 +46,6 @@ Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<
 }
 
 Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, const float* data) {
-    auto lock = h5::lockLibrary();
     if (auto rc = usable(); !rc) return rc;
     auto state = layerState(layer);
     if (!state) return state.error();
@@ -65,7 +64,6 @@ Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, 
 
 Status TraceWriter::writeFactor(int layer, std::string_view name, const float* data,
                                 std::vector<int64_t> shape) {
-    auto lock = h5::lockLibrary();
     std::vector<int64_t> dims = shape;
     auto rc = declareFactor(layer, name, std::move(shape));
     if (!rc) return rc;

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "data/h5/attribute.h"
+#include "data/h5/chunk_writer.h"
 #include "data/trace/float16.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
@@ -37,20 +39,38 @@ Result<h5::Dataset> TraceWriter::createArray(const h5::Object& parent, std::stri
     return h5::Dataset::create(parent, name, type, dims, *dcpl);
 }
 
+h5::ChunkEncoding TraceWriter::encoding(size_t elementSize) const {
+    return {m_options.compression, m_options.compressionLevel, elementSize};
+}
+
 Status TraceWriter::writeHead(ArrayState& state, int head, const float* data) {
-    h5::Dims start(state.shape.size(), 0);
-    h5::Dims count(state.shape.begin(), state.shape.end());
-    start[0] = static_cast<hsize_t>(head);
-    count[0] = 1;
-    if (!state.f16) return state.dataset.writeBlock(h5::Type::nativeFloat(), data, start, count);
-    // Rounded here (to nearest even) rather than by HDF5's soft conversion, which truncates.
-    size_t size = 1;
-    for (size_t i = 1; i < count.size(); ++i)
-        size *= count[i];
-    std::vector<uint16_t> halves(size);
-    for (size_t i = 0; i < size; ++i)
-        halves[i] = floatToHalf(data[i]);
-    return state.dataset.writeBlock(h5::Type::float16(), halves.data(), start, count);
+    const int64_t n = state.shape[1];
+    int64_t width = 1;
+    for (size_t i = 2; i < state.shape.size(); ++i)
+        width *= state.shape[i];
+    const int64_t rows = std::min(n, kRowBlock);  // createArray's chunk
+    const int64_t chunks = (n + rows - 1) / rows;
+    const size_t elementSize = state.f16 ? 2 : 4;
+    // The head as stored, padded with zeros to whole chunks. Binary16 is rounded here (to nearest
+    // even) rather than by HDF5's soft conversion, which truncates.
+    std::vector<unsigned char> stored(static_cast<size_t>(chunks * rows * width) * elementSize, 0);
+    if (state.f16) {
+        auto* halves = reinterpret_cast<uint16_t*>(stored.data());
+        for (int64_t i = 0; i < n * width; ++i)
+            halves[i] = floatToHalf(data[i]);
+    } else {
+        std::memcpy(stored.data(), data, static_cast<size_t>(n * width) * sizeof(float));
+    }
+    const size_t chunkBytes = static_cast<size_t>(rows * width) * elementSize;
+    std::vector<h5::PlainChunk> list;
+    for (int64_t c = 0; c < chunks; ++c) {
+        h5::Dims offset(state.shape.size(), 0);
+        offset[0] = static_cast<hsize_t>(head);
+        offset[1] = static_cast<hsize_t>(c * rows);
+        list.push_back({std::move(offset), stored.data() + c * chunkBytes});
+    }
+    return h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
+                           m_options.encodeThreads);
 }
 
 Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
@@ -121,7 +141,6 @@ Status TraceWriter::declareGates(int layer, int heads, int channels) {
 }
 
 Status TraceWriter::writeGatesHead(int layer, int head, const float* data) {
-    auto lock = h5::lockLibrary();
     if (auto rc = usable(); !rc) return rc;
     auto state = layerState(layer);
     if (!state) return state.error();
@@ -138,7 +157,6 @@ Status TraceWriter::writeGatesHead(int layer, int head, const float* data) {
 }
 
 Status TraceWriter::writeGates(int layer, const float* data, int heads, int64_t n, int channels) {
-    auto lock = h5::lockLibrary();
     if (n != m_nTokens && m_nTokens > 0)
         return Error{ErrorKind::Shape,
                      fmt::format("gates have {} tokens, the trace has N = {}", n, m_nTokens),

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "data/h5/attribute.h"
+#include "data/h5/chunk_writer.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
 
@@ -67,11 +69,24 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
     return Ok{};
 }
 
-Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool, int level,
-                                     int head, int64_t tileRow, int64_t tileCol,
-                                     const float* tile) {
-    auto lock = h5::lockLibrary();
-    if (auto rc = usable(); !rc) return rc;
+namespace {
+
+/// Copies the causal cells of a rows x cols tile (row stride `stride`) into a zeroed chunk of
+/// side `chunkSide`; on a diagonal tile, cells above the diagonal (key after query) stay 0.
+void fillChunk(const float* src, int64_t stride, int64_t rows, int64_t cols, bool diagonal,
+               float* chunk, int64_t chunkSide) {
+    std::fill(chunk, chunk + chunkSide * chunkSide, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t causal = diagonal ? std::min(cols, r + 1) : cols;
+        std::copy(src + r * stride, src + r * stride + causal, chunk + r * chunkSide);
+    }
+}
+
+}  // namespace
+
+Result<h5::Dataset*> TraceWriter::pyramidLevel(int layer, std::string_view map, Pool pool,
+                                               int level, int head) {
+    if (auto rc = usable(); !rc) return rc.error();
     auto state = layerState(layer);
     if (!state) return state.error();
     auto it = (*state)->pyramids.find(map);
@@ -83,30 +98,70 @@ Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool,
         return usage(fmt::format("level {} is outside the pyramid's {}..{}", level,
                                  pyramid.levels.finest, pyramid.levels.coarsest),
                      path);
-    int64_t tiles = tilesPerSide(m_nTokens, level);
-    if (head < 0 || head >= pyramid.heads || tileRow < 0 || tileRow >= tiles || tileCol < 0 ||
-        tileCol > tileRow || !tile)
-        return usage(fmt::format("tile (head {}, row {}, col {}) is not a causal tile of a {} x {} "
-                                 "grid with {} heads (col <= row; or data is null)",
-                                 head, tileRow, tileCol, tiles, tiles, pyramid.heads),
-                     path);
-    int64_t side = levelSide(m_nTokens, level);
-    int64_t rows = std::min(kTileSide, side - tileRow * kTileSide);
-    int64_t cols = std::min(kTileSide, side - tileCol * kTileSide);
-    std::vector<float> block(static_cast<size_t>(rows * cols));
-    for (int64_t r = 0; r < rows; ++r) {
-        // Above the diagonal (key after query) nothing is causal: store exact zeros.
-        int64_t causalCols = tileRow == tileCol ? std::min(cols, r + 1) : cols;
-        std::copy(tile + r * kTileSide, tile + r * kTileSide + causalCols,
-                  block.begin() + r * cols);
-    }
-    h5::Dataset& dataset = pyramid.datasets.at({pool, level});
-    auto rc =
-        dataset.writeBlock(h5::Type::nativeFloat(), block.data(),
-                           {static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
-                            static_cast<hsize_t>(tileCol * kTileSide)},
-                           {1, static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)});
+    if (head < 0 || head >= pyramid.heads)
+        return usage(fmt::format("head {} is outside 0..{}", head, pyramid.heads - 1), path);
+    return &pyramid.datasets.at({pool, level});
+}
+
+Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool, int level,
+                                     int head, int64_t tileRow, int64_t tileCol,
+                                     const float* tile) {
+    auto dataset = pyramidLevel(layer, map, pool, level, head);
+    if (!dataset) return dataset.error();
+    const int64_t tiles = tilesPerSide(m_nTokens, level);
+    if (tileRow < 0 || tileRow >= tiles || tileCol < 0 || tileCol > tileRow || !tile)
+        return usage(fmt::format("tile (row {}, col {}) is not a causal tile of a {} x {} grid "
+                                 "(col <= row; or data is null)",
+                                 tileRow, tileCol, tiles, tiles),
+                     schema::pyramidPath(layer, map, pool, level));
+    const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
+    std::vector<float> chunk(static_cast<size_t>(chunkSide * chunkSide));
+    fillChunk(tile, kTileSide, std::min(kTileSide, side - tileRow * kTileSide),
+              std::min(kTileSide, side - tileCol * kTileSide), tileRow == tileCol, chunk.data(),
+              chunkSide);
+    const h5::Dims offset{static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
+                          static_cast<hsize_t>(tileCol * kTileSide)};
+    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)), chunk.size() * sizeof(float),
+                              {{offset, chunk.data()}}, 1);
     if (!rc) return fail(rc.error());
+    return Ok{};
+}
+
+Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool, int level,
+                                      int head, const float* cells) {
+    auto dataset = pyramidLevel(layer, map, pool, level, head);
+    if (!dataset) return dataset.error();
+    if (!cells) return usage("level data is null", schema::pyramidPath(layer, map, pool, level));
+    const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
+    const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
+    // Tiles go out in batches of a few per encoding thread, so memory stays bounded by the batch
+    // while a 16384-cell level has 2080 causal tiles.
+    const int threads = m_options.encodeThreads > 0
+                            ? m_options.encodeThreads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const size_t batch = 4 * static_cast<size_t>(threads);
+    std::vector<float> buffer(batch * static_cast<size_t>(chunkCells));
+    std::vector<h5::PlainChunk> chunks;
+    auto flush = [&]() -> Status {
+        auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
+                                  static_cast<size_t>(chunkCells) * sizeof(float), chunks, threads);
+        chunks.clear();
+        return rc;
+    };
+    for (int64_t tr = 0; tr < tiles; ++tr) {
+        for (int64_t tc = 0; tc <= tr; ++tc) {
+            float* chunk = buffer.data() + chunks.size() * chunkCells;
+            fillChunk(cells + tr * kTileSide * side + tc * kTileSide, side,
+                      std::min(kTileSide, side - tr * kTileSide),
+                      std::min(kTileSide, side - tc * kTileSide), tr == tc, chunk, chunkSide);
+            chunks.push_back({{static_cast<hsize_t>(head), static_cast<hsize_t>(tr * kTileSide),
+                               static_cast<hsize_t>(tc * kTileSide)},
+                              chunk});
+            if (chunks.size() == batch)
+                if (auto rc = flush(); !rc) return fail(rc.error());
+        }
+    }
+    if (auto rc = flush(); !rc) return fail(rc.error());
     return Ok{};
 }
 

@@ -2,6 +2,7 @@
 // read as zeros, edge tiles keep only cells inside S.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -88,6 +89,65 @@ TEST(PyramidStore, OnlyWrittenCausalTilesAreAllocated) {
                             << h << " " << tr << "," << tc << " " << r << "," << c;
                     }
             }
+}
+
+// writePyramidLevel: a whole level from one dense S x S array, its tiles compressed on several
+// threads, reads back as the causal cells of that array (zeros above the diagonal), for levels
+// smaller than one tile and levels whose last tile is partial, in every compression.
+TEST(PyramidStore, WholeLevelsReadBackAsTheirCausalCells) {
+    const int64_t n = 1300;  // level 0: S = 1300 (6 tiles, the last 20 wide); level 3: S = 163
+    testing::TempDir dir;
+    auto s = testing::makeSample(n, 5);
+    std::mt19937 rng(21);
+    std::normal_distribution<float> normal;
+    for (auto compression : {Compression::Deflate, Compression::None, Compression::Zstd}) {
+        auto path = dir / (std::string(toString(compression)) + ".h5");
+        std::map<int, std::vector<float>> levels;
+        {
+            TraceWriterOptions options;
+            options.compression = compression;
+            options.encodeThreads = 3;
+            auto w = TraceWriter::create(path, options);
+            ASSERT_TRUE(w);
+            ASSERT_TRUE((*w)->writeManifest(s.manifest));
+            ASSERT_TRUE((*w)->writeTokens(s.tokens));
+            ASSERT_TRUE((*w)->writePerToken(s.perToken));
+            ASSERT_TRUE((*w)->writeLayer(0, LayerHeader{2, 2, 4, 4, 1, "power", {}}));
+            ASSERT_TRUE((*w)->createPyramid(0, "attention", {0, 3}, 2));
+            for (int level : {0, 3}) {
+                const int64_t side = levelSide(n, level);
+                auto& cells = levels[level];
+                cells.resize(side * side);
+                for (auto& v : cells)
+                    v = normal(rng);
+                ASSERT_TRUE(
+                    (*w)->writePyramidLevel(0, "attention", Pool::Max, level, 1, cells.data()));
+            }
+            auto badHead =
+                (*w)->writePyramidLevel(0, "attention", Pool::Max, 0, 2, levels[0].data());
+            ASSERT_FALSE(badHead);
+            EXPECT_EQ(badHead.error().kind, ErrorKind::Usage);
+            ASSERT_TRUE((*w)->commit());
+        }
+        auto reader = TraceReader::open(path);
+        ASSERT_TRUE(reader) << reader.error().describe();
+        for (auto& [level, cells] : levels) {
+            const int64_t side = levelSide(n, level), tiles = tilesPerSide(n, level);
+            for (int64_t tr = 0; tr < tiles; ++tr)
+                for (int64_t tc = 0; tc < tiles; ++tc) {
+                    auto tile = (*reader)->pyramidTile(0, "attention", Pool::Max, level, 1, tr, tc);
+                    ASSERT_TRUE(tile) << tile.error().describe();
+                    for (int64_t r = 0; r < tile->rows; ++r)
+                        for (int64_t c = 0; c < tile->cols; ++c) {
+                            const int64_t row = tr * kTileSide + r, col = tc * kTileSide + c;
+                            const float want = col <= row ? cells[row * side + col] : 0.0f;
+                            ASSERT_EQ(tile->at(r, c), want)
+                                << toString(compression) << " level " << level << " cell " << row
+                                << "," << col;
+                        }
+                }
+        }
+    }
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// Chunk encoding outside HDF5: the exact bytes that a dataset's filter pipeline (as
+// PropertyList::chunkedDataset builds it: shuffle, then the compressor) stores for one chunk, so
+// that chunks can be compressed on worker threads and handed to HDF5 whole (writeChunks).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "data/h5/filters.h"
+
+namespace gatescope::data::h5 {
+
+/// The pipeline of a dataset made by PropertyList::chunkedDataset(chunk, compression, level, type).
+struct ChunkEncoding {
+    Compression compression = Compression::None;
+    int level = 0;           ///< as chunkedDataset's `level`
+    size_t elementSize = 4;  ///< bytes of one element of the file type (shuffle's unit)
+};
+
+/// Encodes `bytes` bytes of elements (a whole chunk, edge chunks padded) as `encoding` says: the
+/// chunk as stored, every filter applied (HDF5 1.10 keeps a deflate stream even when it grows).
+/// Thread-safe: calls no HDF5 function. Internal if a compressor fails.
+Result<std::vector<unsigned char>> encodeChunk(const void* data, size_t bytes,
+                                               const ChunkEncoding& encoding);
+
+}  // namespace gatescope::data::h5

@@ -1,0 +1,42 @@
+#include "data/h5/chunk_writer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+
+namespace gatescope::data::h5 {
+
+Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
+                   const std::vector<PlainChunk>& chunks, int threads) {
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // A batch holds a few chunks per worker: enough to balance, while the encoded bytes in memory
+    // stay a small multiple of one chunk per thread.
+    const size_t batch = 4 * static_cast<size_t>(threads);
+    std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded(
+        std::min(batch, chunks.size()));
+    for (size_t first = 0; first < chunks.size(); first += batch) {
+        const size_t count = std::min(batch, chunks.size() - first);
+        std::atomic<size_t> next{0};
+        auto work = [&] {
+            for (size_t i; (i = next.fetch_add(1)) < count;)
+                encoded[i] = encodeChunk(chunks[first + i].data, chunkBytes, encoding);
+        };
+        {
+            std::vector<std::jthread> helpers;
+            const size_t workers = std::min<size_t>(static_cast<size_t>(threads), count);
+            for (size_t w = 1; w < workers; ++w)
+                helpers.emplace_back(work);
+            work();
+        }
+        for (size_t i = 0; i < count; ++i) {
+            const auto& chunk = *encoded[i];
+            if (!chunk) return chunk.error();
+            auto rc = dataset.writeRawChunk(chunks[first + i].offset, chunk->data(), chunk->size());
+            if (!rc) return rc;
+        }
+    }
+    return Ok{};
+}
+
+}  // namespace gatescope::data::h5

@@ -1,0 +1,26 @@
+// Many chunks of one dataset written at once: compressed on worker threads, stored in order.
+#pragma once
+
+#include <vector>
+
+#include "data/h5/chunk_codec.h"
+#include "data/h5/dataset.h"
+
+namespace gatescope::data::h5 {
+
+/// One chunk to store: its offset in the dataset (a multiple of the chunk dims) and its elements,
+/// a whole chunk dense and row-major (edge chunks padded, with zeros by convention).
+struct PlainChunk {
+    Dims offset;
+    const void* data = nullptr;
+};
+
+/// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
+/// (0: all cores; never more than there are chunks) and stores them in order with
+/// Dataset::writeRawChunk, a bounded batch at a time. Encoding runs without the HDF5 lock when the
+/// caller does not hold it. Errors: Internal (an encoder failed), Io (a write failed); chunks of
+/// earlier batches may then be stored.
+Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
+                   const std::vector<PlainChunk>& chunks, int threads);
+
+}  // namespace gatescope::data::h5
