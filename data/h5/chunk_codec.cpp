@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace gatescope::data::h5 {
