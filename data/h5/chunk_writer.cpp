@@ -9,6 +9,12 @@ namespace gatescope::data::h5 {
 
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads) {
+    if (encoding.compression == Compression::None) {  // nothing to encode: no copy, no threads
+        for (const auto& chunk : chunks)
+            if (auto rc = dataset.writeRawChunk(chunk.offset, chunk.data, chunkBytes); !rc)
+                return rc;
+        return Ok{};
+    }
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // A batch holds a few chunks per worker: enough to balance, while the encoded bytes in memory
     // stay a small multiple of one chunk per thread.
