@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "data/h5/attribute.h"
 #include "data/h5/chunk_writer.h"
@@ -53,21 +54,24 @@ Status TraceWriter::writeHead(ArrayState& state, int head, const float* data) {
     const size_t elementSize = state.f16 ? 2 : 4;
     // The head as stored, padded with zeros to whole chunks. Binary16 is rounded here (to nearest
     // even) rather than by HDF5's soft conversion, which truncates.
-    std::vector<unsigned char> stored(static_cast<size_t>(chunks * rows * width) * elementSize, 0);
+    const size_t used = static_cast<size_t>(n * width) * elementSize;
+    const size_t total = static_cast<size_t>(chunks * rows * width) * elementSize;
+    auto stored = std::make_unique_for_overwrite<unsigned char[]>(total);
     if (state.f16) {
-        auto* halves = reinterpret_cast<uint16_t*>(stored.data());
+        auto* halves = reinterpret_cast<uint16_t*>(stored.get());
         for (int64_t i = 0; i < n * width; ++i)
             halves[i] = floatToHalf(data[i]);
     } else {
-        std::memcpy(stored.data(), data, static_cast<size_t>(n * width) * sizeof(float));
+        std::memcpy(stored.get(), data, used);
     }
+    std::memset(stored.get() + used, 0, total - used);
     const size_t chunkBytes = static_cast<size_t>(rows * width) * elementSize;
     std::vector<h5::PlainChunk> list;
     for (int64_t c = 0; c < chunks; ++c) {
         h5::Dims offset(state.shape.size(), 0);
         offset[0] = static_cast<hsize_t>(head);
         offset[1] = static_cast<hsize_t>(c * rows);
-        list.push_back({std::move(offset), stored.data() + c * chunkBytes});
+        list.push_back({std::move(offset), stored.get() + c * chunkBytes});
     }
     return h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
                            m_options.encodeThreads);

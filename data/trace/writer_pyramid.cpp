@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "data/h5/attribute.h"
@@ -139,8 +140,10 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
     const int threads = m_options.encodeThreads > 0
                             ? m_options.encodeThreads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const size_t batch = 4 * static_cast<size_t>(threads);
-    std::vector<float> buffer(batch * static_cast<size_t>(chunkCells));
+    const size_t batch =
+        std::min(4 * static_cast<size_t>(threads), static_cast<size_t>(tiles * (tiles + 1) / 2));
+    // Not value-initialized: fillChunk writes every cell of a chunk.
+    auto buffer = std::make_unique_for_overwrite<float[]>(batch * static_cast<size_t>(chunkCells));
     std::vector<h5::PlainChunk> chunks;
     auto flush = [&]() -> Status {
         auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
@@ -150,7 +153,7 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
     };
     for (int64_t tr = 0; tr < tiles; ++tr) {
         for (int64_t tc = 0; tc <= tr; ++tc) {
-            float* chunk = buffer.data() + chunks.size() * chunkCells;
+            float* chunk = buffer.get() + chunks.size() * chunkCells;
             fillChunk(cells + tr * kTileSide * side + tc * kTileSide, side,
                       std::min(kTileSide, side - tr * kTileSide),
                       std::min(kTileSide, side - tc * kTileSide), tr == tc, chunk, chunkSide);
