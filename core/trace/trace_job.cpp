@@ -56,7 +56,9 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     if (!input) return input.error();
     const int64_t n = static_cast<int64_t>(input->ids.size());
 
-    auto writer = data::TraceWriter::create(request.out, request.writer);
+    data::TraceWriterOptions writerOptions = request.writer;
+    if (writerOptions.encodeThreads == 0) writerOptions.encodeThreads = request.threads;
+    auto writer = data::TraceWriter::create(request.out, writerOptions);
     if (!writer) return writer.error();
     if (auto st = (*writer)->writeTokens(tokenTable(*input)); !st) return st.error();
 

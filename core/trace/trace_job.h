@@ -22,7 +22,7 @@ struct TraceRequest {
     std::filesystem::path out;
     ComputeDType dtype = ComputeDType::Float32;
     std::string device = "cpu";
-    int threads = 0;                ///< 0: all cores
+    int threads = 0;                ///< 0: all cores; also the writer's, unless it sets its own
     std::vector<int> layers;        ///< layers to record; empty: all
     std::vector<int> pyramidHeads;  ///< heads to build pyramids for; empty: all
     bool storeFactors = true;       ///< q, k, row normalizers, decay cumsums, extras

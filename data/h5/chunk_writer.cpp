@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 namespace gatescope::data::h5 {
@@ -31,8 +32,12 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
         {
             std::vector<std::jthread> helpers;
             const size_t workers = std::min<size_t>(static_cast<size_t>(threads), count);
-            for (size_t w = 1; w < workers; ++w)
-                helpers.emplace_back(work);
+            try {
+                for (size_t w = 1; w < workers; ++w)
+                    helpers.emplace_back(work);
+            } catch (const std::system_error&) {
+                // Out of threads: the helpers started so far and this thread share the batch.
+            }
             work();
         }
         for (size_t i = 0; i < count; ++i) {
