@@ -8,6 +8,21 @@
 
 namespace gatescope::data::h5 {
 
+namespace {
+
+int resolveThreads(int threads) {
+    return threads > 0 ? threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+size_t chunkBatch(int threads) {
+    // Enough to balance the workers, while the encoded bytes in memory stay a small multiple of
+    // one chunk per thread.
+    return 4 * static_cast<size_t>(resolveThreads(threads));
+}
+
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads) {
     if (encoding.compression == Compression::None) {  // nothing to encode: no copy, no threads
@@ -16,10 +31,8 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
                 return rc;
         return Ok{};
     }
-    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    // A batch holds a few chunks per worker: enough to balance, while the encoded bytes in memory
-    // stay a small multiple of one chunk per thread.
-    const size_t batch = 4 * static_cast<size_t>(threads);
+    threads = resolveThreads(threads);
+    const size_t batch = chunkBatch(threads);
     std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded(
         std::min(batch, chunks.size()));
     for (size_t first = 0; first < chunks.size(); first += batch) {

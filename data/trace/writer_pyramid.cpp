@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <thread>
 
 #include "data/h5/attribute.h"
 #include "data/h5/chunk_writer.h"
@@ -72,15 +71,18 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
 
 namespace {
 
-/// Copies the causal cells of a rows x cols tile (row stride `stride`) into a zeroed chunk of
-/// side `chunkSide`; on a diagonal tile, cells above the diagonal (key after query) stay 0.
+/// Fills a chunk of side `chunkSide` with the causal cells of a rows x cols tile (row stride
+/// `stride`) and zeros elsewhere: past the tile's edge and, on a diagonal tile, above the diagonal
+/// (key after query). Writes every cell once.
 void fillChunk(const float* src, int64_t stride, int64_t rows, int64_t cols, bool diagonal,
                float* chunk, int64_t chunkSide) {
-    std::fill(chunk, chunk + chunkSide * chunkSide, 0.0f);
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t causal = diagonal ? std::min(cols, r + 1) : cols;
-        std::copy(src + r * stride, src + r * stride + causal, chunk + r * chunkSide);
+        float* row = chunk + r * chunkSide;
+        std::copy(src + r * stride, src + r * stride + causal, row);
+        std::fill(row + causal, row + chunkSide, 0.0f);
     }
+    std::fill(chunk + rows * chunkSide, chunk + chunkSide * chunkSide, 0.0f);
 }
 
 }  // namespace
@@ -116,14 +118,15 @@ Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool,
                                  tileRow, tileCol, tiles, tiles),
                      schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
-    std::vector<float> chunk(static_cast<size_t>(chunkSide * chunkSide));
+    const auto cells = static_cast<size_t>(chunkSide * chunkSide);
+    auto chunk = std::make_unique_for_overwrite<float[]>(cells);  // fillChunk writes every cell
     fillChunk(tile, kTileSide, std::min(kTileSide, side - tileRow * kTileSide),
-              std::min(kTileSide, side - tileCol * kTileSide), tileRow == tileCol, chunk.data(),
+              std::min(kTileSide, side - tileCol * kTileSide), tileRow == tileCol, chunk.get(),
               chunkSide);
     const h5::Dims offset{static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
                           static_cast<hsize_t>(tileCol * kTileSide)};
-    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)), chunk.size() * sizeof(float),
-                              {{offset, chunk.data()}}, 1);
+    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)), cells * sizeof(float),
+                              {{offset, chunk.get()}}, 1);
     if (!rc) return fail(rc.error());
     return Ok{};
 }
@@ -135,19 +138,17 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
     if (!cells) return usage("level data is null", schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
-    // Tiles go out in batches of a few per encoding thread, so memory stays bounded by the batch
-    // while a 16384-cell level has 2080 causal tiles.
-    const int threads = m_options.encodeThreads > 0
-                            ? m_options.encodeThreads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const size_t batch =
-        std::min(4 * static_cast<size_t>(threads), static_cast<size_t>(tiles * (tiles + 1) / 2));
+    // Tiles are built in writeChunks' batches, so memory stays bounded by the batch while a
+    // 16384-cell level has 2080 causal tiles.
+    const size_t batch = std::min(h5::chunkBatch(m_options.encodeThreads),
+                                  static_cast<size_t>(tiles * (tiles + 1) / 2));
     // Not value-initialized: fillChunk writes every cell of a chunk.
     auto buffer = std::make_unique_for_overwrite<float[]>(batch * static_cast<size_t>(chunkCells));
     std::vector<h5::PlainChunk> chunks;
     auto flush = [&]() -> Status {
         auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
-                                  static_cast<size_t>(chunkCells) * sizeof(float), chunks, threads);
+                                  static_cast<size_t>(chunkCells) * sizeof(float), chunks,
+                                  m_options.encodeThreads);
         chunks.clear();
         return rc;
     };
