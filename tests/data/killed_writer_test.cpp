@@ -63,8 +63,10 @@ TEST(KilledWriter, SigkillMidwayLeavesNoFinalFile) {
     EXPECT_EQ(reader.error().kind, ErrorKind::Io);
 }
 
-// A full disk, simulated by a file-size limit in a child: writes fail with EFBIG.
-TEST(KilledWriter, WriteFailureIsAnErrorAndRemovesTheTemporaryFile) {
+// A full disk, simulated by a file-size limit in a child: writes fail with EFBIG. The pyramid
+// goes out tile by tile (writePyramidTile) or a whole level at a time (writePyramidLevel, whose
+// chunks are compressed on several threads).
+void expectFullDiskFailsCleanly(bool wholeLevels) {
     testing::TempDir dir;
     auto path = dir / "full.h5";
     pid_t child = fork();
@@ -80,13 +82,20 @@ TEST(KilledWriter, WriteFailureIsAnErrorAndRemovesTheTemporaryFile) {
         if (rc) rc = (*w)->writeTokens(s.tokens);
         if (rc) rc = (*w)->writePerToken(s.perToken);
         if (rc) rc = (*w)->writeLayer(0, s.layers[0].header);
-        for (const auto& [name, f] : s.layers[0].factors)
-            if (rc) rc = (*w)->writeFactor(0, name, f.values.data(), f.shape);
+        for (const auto& [name, f] : s.layers[0].factors)  // levels: the pyramid must hit it
+            if (rc && !wholeLevels) rc = (*w)->writeFactor(0, name, f.values.data(), f.shape);
         std::vector<float> tile(kTileSide * kTileSide);
         for (size_t i = 0; i < tile.size(); ++i)
             tile[i] = static_cast<float>(i * 2654435761u % 1000);
         if (rc) rc = (*w)->createPyramid(0, "attention", {0, 0}, 3);
-        for (int64_t tr = 0; rc && tr < tilesPerSide(3000, 0); ++tr)
+        if (wholeLevels) {
+            std::vector<float> level(3000 * 3000);
+            for (size_t i = 0; i < level.size(); ++i)
+                level[i] = static_cast<float>(i * 2654435761u % 1000);
+            for (int h = 0; rc && h < 3; ++h)
+                rc = (*w)->writePyramidLevel(0, "attention", Pool::Max, 0, h, level.data());
+        }
+        for (int64_t tr = 0; rc && !wholeLevels && tr < tilesPerSide(3000, 0); ++tr)
             for (int64_t tc = 0; rc && tc <= tr; ++tc)
                 for (int h = 0; rc && h < 3; ++h)
                     rc = (*w)->writePyramidTile(0, "attention", Pool::Max, 0, h, tr, tc,
@@ -95,6 +104,7 @@ TEST(KilledWriter, WriteFailureIsAnErrorAndRemovesTheTemporaryFile) {
         if (rc) _exit(10);  // everything fit: the limit did not bite
         std::fprintf(stderr, "    error: %s\n", rc.error().describe().c_str());
         if (rc.error().kind != ErrorKind::Io) _exit(11);
+        if (wholeLevels && rc.error().object.find("pyramid") == std::string::npos) _exit(15);
         if (std::filesystem::exists((*w)->tempPath())) _exit(12);
         if (std::filesystem::exists(path)) _exit(13);
         if ((*w)->writeLayer(1, s.layers[1].header)) _exit(14);  // the writer stays failed
@@ -106,6 +116,14 @@ TEST(KilledWriter, WriteFailureIsAnErrorAndRemovesTheTemporaryFile) {
     EXPECT_EQ(WEXITSTATUS(status), 0);
     EXPECT_FALSE(std::filesystem::exists(path));
     EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(KilledWriter, WriteFailureIsAnErrorAndRemovesTheTemporaryFile) {
+    expectFullDiskFailsCleanly(false);
+}
+
+TEST(KilledWriter, WriteFailureOfAWholeLevelIsAnErrorAndRemovesTheTemporaryFile) {
+    expectFullDiskFailsCleanly(true);
 }
 
 }  // namespace
