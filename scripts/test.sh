@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything, and runs every test through ctest.
-# Usage: scripts/test.sh [preset]   (default preset: ci; others: default, asan, headless)
+# Usage: scripts/test.sh [preset]   (default preset: default, the build scripts/run.sh shares;
+# others: asan, headless)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset=${1:-ci}
+preset=${1:-default}
 scripts/setup.sh
 jobs=$(nproc)
 cmake --preset "$preset" >/dev/null
