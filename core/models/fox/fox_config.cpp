@@ -1,5 +1,7 @@
 #include "core/models/fox/fox_config.h"
 
+#include <fmt/format.h>
+
 #include "core/nn/config_reader.h"
 #include "core/nn/model_error.h"
 
@@ -12,7 +14,9 @@ GateActivation parseActivation(const ConfigReader& r, const std::string& key,
     const auto name = r.string(key, fallback);
     if (name == "swish" || name == "silu") return GateActivation::Silu;
     if (name == "sigmoid") return GateActivation::Sigmoid;
-    throwModelError(ErrorKind::Unsupported, "unsupported activation '" + name + "'", r.file(), key);
+    throwModelError(ErrorKind::Unsupported,
+                    "unsupported activation '" + name + "' (known: swish, silu, sigmoid)", r.file(),
+                    key);
 }
 
 ForgetGate parseForgetGate(const ConfigReader& r) {
@@ -31,34 +35,36 @@ ForgetGate parseForgetGate(const ConfigReader& r) {
 FoxConfig parseFoxConfig(const nlohmann::json& json, const std::string& file) {
     ConfigReader r(json, file);
     FoxConfig c;
-    c.vocabSize = r.integer("vocab_size");
-    c.hiddenSize = r.integer("hidden_size");
-    c.layers = r.integer("num_hidden_layers");
-    c.heads = r.integer("num_heads");
-    if (c.heads <= 0 || c.hiddenSize % c.heads != 0) {
-        throwModelError(ErrorKind::Format, "hidden_size must be a multiple of num_heads", file,
-                        "num_heads");
+    c.vocabSize = r.size("vocab_size");
+    c.hiddenSize = r.size("hidden_size");
+    c.layers = r.size("num_hidden_layers");
+    c.heads = r.size("num_heads");
+    if (c.hiddenSize % c.heads != 0) {
+        r.fail("num_heads", fmt::format("hidden_size {} is not a multiple of num_heads {}",
+                                        c.hiddenSize, c.heads));
     }
     c.headDim = c.hiddenSize / c.heads;
-    if (!r.isNull("num_kv_heads") && r.integer("num_kv_heads") != c.heads) {
+    if (auto kv = r.optionalInteger("num_kv_heads", 1, kMaxConfigSize); kv && *kv != c.heads) {
         // The official layer raises NotImplementedError for GQA; no checkpoint uses it.
         throwModelError(ErrorKind::Unsupported,
-                        "grouped-query attention is not supported by the official FoX code", file,
-                        "num_kv_heads");
+                        fmt::format("num_kv_heads {} != num_heads {}: grouped-query attention is "
+                                    "not supported by the official FoX code",
+                                    *kv, c.heads),
+                        file, "num_kv_heads");
     }
-    const double ratio = r.number("hidden_ratio", 4.0);
-    if (!r.isNull("intermediate_size")) {
-        c.intermediateSize = r.integer("intermediate_size");
+    const double ratio = r.number("hidden_ratio", 4.0, 0.0, 1024.0, true);
+    if (auto size = r.optionalInteger("intermediate_size", 1, kMaxConfigSize)) {
+        c.intermediateSize = *size;
     } else {
         // Official rule: a multiple of 256 at or above int(d * ratio * 2 / 3).
         const int raw = static_cast<int>(c.hiddenSize * ratio * 2.0 / 3.0);
         c.intermediateSize = 256 * ((raw + 255) / 256);
     }
     c.mlpActivation = parseActivation(r, "hidden_act", "swish");
-    c.normEps = r.number("norm_eps", 1e-6);
+    c.normEps = r.number("norm_eps", 1e-6, 0.0, 1.0, true);
     c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
     c.useRope = r.boolean("use_rope", false);
-    c.ropeBase = r.number("rope_base", 500000.0);
+    c.ropeBase = r.number("rope_base", 500000.0, 1.0, 1e12);
     c.useOutputGate = r.boolean("use_output_gate", false);
     c.outputGateActivation = parseActivation(r, "ogate_act", "sigmoid");
     c.useOutputNorm = r.boolean("use_output_norm", false);
@@ -72,7 +78,17 @@ FoxConfig parseFoxConfig(const nlohmann::json& json, const std::string& file) {
     c.qkNormShared = r.boolean("qk_norm_share_param_across_head", false);
     c.useKShift = r.boolean("use_k_shift", false);
     c.useVShift = r.boolean("use_v_shift", false);
-    c.bosTokenId = r.integer("bos_token_id", -1);
+    c.bosTokenId = r.integerOr("bos_token_id", -1, 0, kMaxConfigSize);
+    // Read by the official code, no effect on its forward: window_size and attention_bias are
+    // unused ("Not used. Should be None"), max_position_embeddings only sizes the rotary cache,
+    // elementwise_affine / fuse_* pick implementations of the same math, fgate_bias_init and
+    // decay_time_* initialize biases the checkpoint stores, log_pruning_tolerance skips key
+    // blocks whose weight is below a tolerance (gatescope computes them exactly).
+    r.accept({"window_size", "attention_bias", "max_position_embeddings", "elementwise_affine",
+              "fuse_norm", "fuse_cross_entropy", "fgate_bias_init", "decay_time_min",
+              "decay_time_max", "log_pruning_tolerance"});
+    r.acceptBookkeeping();
+    r.rejectUnknownKeys();
     return c;
 }
 

@@ -28,7 +28,7 @@ FeatureMap parseFeatureMap(const nlohmann::json& json, const ConfigReader& r) {
 
 /// Python's int(hidden * expand): truncation toward zero.
 int expandedDim(const ConfigReader& r, const std::string& key, int hidden, int heads) {
-    const double expand = r.number(key, 1.0);
+    const double expand = r.number(key, 1.0, 0.0, 64.0, true);
     const int dim = static_cast<int>(hidden * expand);
     if (dim <= 0 || dim % heads != 0) {
         throwModelError(ErrorKind::Format,
@@ -45,17 +45,12 @@ int expandedDim(const ConfigReader& r, const std::string& key, int hidden, int h
 GsaConfig parseGsaConfig(const nlohmann::json& json, const std::string& file) {
     ConfigReader r(json, file);
     GsaConfig c;
-    c.vocabSize = r.integer("vocab_size");
-    c.hiddenSize = r.integer("hidden_size");
-    c.layers = r.integer("num_hidden_layers");
-    c.heads = r.integer("num_heads");
-    if (c.vocabSize <= 0 || c.hiddenSize <= 0 || c.layers <= 0 || c.heads <= 0) {
-        throwModelError(ErrorKind::Format,
-                        "vocab_size, hidden_size, num_hidden_layers and num_heads must be positive",
-                        file, "num_heads");
-    }
-    c.kvHeads = r.integer("num_kv_heads", c.heads);
-    if (c.kvHeads <= 0 || c.heads % c.kvHeads != 0) {
+    c.vocabSize = r.size("vocab_size");
+    c.hiddenSize = r.size("hidden_size");
+    c.layers = r.size("num_hidden_layers");
+    c.heads = r.size("num_heads");
+    c.kvHeads = r.sizeOr("num_kv_heads", c.heads);
+    if (c.heads % c.kvHeads != 0) {
         throwModelError(
             ErrorKind::Format,
             fmt::format("num_kv_heads ({}) must divide num_heads ({})", c.kvHeads, c.heads), file,
@@ -65,22 +60,15 @@ GsaConfig parseGsaConfig(const nlohmann::json& json, const std::string& file) {
     c.valueDim = expandedDim(r, "expand_v", c.hiddenSize, c.heads);
     c.headKDim = c.keyDim / c.heads;
     c.headVDim = c.valueDim / c.heads;
-    c.slots = r.integer("num_slots", c.headKDim);
-    if (c.slots <= 0)
-        throwModelError(ErrorKind::Format, "num_slots must be positive", file, "num_slots");
-
-    c.gateLogitNormalizer = r.number("gate_logit_normalizer", 8.0);
-    if (!(c.gateLogitNormalizer > 0)) {
-        refuse(
-            r, "gate_logit_normalizer",
-            fmt::format("gate_logit_normalizer must be positive, got {}", c.gateLogitNormalizer));
+    c.slots = r.sizeOr("num_slots", c.headKDim);
+    if (json.contains("gate_logit_normalizer") && json["gate_logit_normalizer"].is_null()) {
+        refuse(r, "gate_logit_normalizer",
+               "null: the official layer divides logsigmoid(f) by it and fails on None");
     }
+    c.gateLogitNormalizer = r.number("gate_logit_normalizer", 8.0, 0.0, 1e6, true);
     c.featureMap = parseFeatureMap(json, r);
     c.useShortConv = r.boolean("use_short_conv", false);
-    c.convSize = r.integer("conv_size", 4);
-    if (c.useShortConv && c.convSize <= 0) {
-        throwModelError(ErrorKind::Format, "conv_size must be positive", file, "conv_size");
-    }
+    c.convSize = r.integerOr("conv_size", 4, 1, 1024);
     // The layer passes elementwise_affine straight to RMSNorm, where null means no weight.
     c.elementwiseAffine =
         json.contains("elementwise_affine") && json["elementwise_affine"].is_null()
@@ -94,7 +82,7 @@ GsaConfig parseGsaConfig(const nlohmann::json& json, const std::string& file) {
                            "g_norm (hidden_size weights) cannot run this configuration",
                            c.valueDim, c.hiddenSize));
     }
-    c.normEps = r.number("norm_eps", 1e-6);
+    c.normEps = r.number("norm_eps", 1e-6, 0.0, 1.0, true);
 
     const auto act = r.string("hidden_act", "swish");
     if (act != "swish" && act != "silu") {
@@ -106,26 +94,34 @@ GsaConfig parseGsaConfig(const nlohmann::json& json, const std::string& file) {
                "hybrid checkpoints (standard attention in the layers listed by config.attn) are "
                "not supported; only pure GSA stacks are");
     }
-    const double ratio = r.number("hidden_ratio", 4.0);
-    if (!r.isNull("intermediate_size")) {
-        c.intermediateSize = r.integer("intermediate_size");
+    if (!r.isNull("attnres_block_size")) {
+        refuse(r, "attnres_block_size",
+               "attention residual blocks (attnres_block_size) change the residual stream; "
+               "gatescope implements the plain GSA block only");
+    }
+    const double ratio = r.number("hidden_ratio", 4.0, 0.0, 1024.0, true);
+    if (auto size = r.optionalInteger("intermediate_size", 1, kMaxConfigSize)) {
+        c.intermediateSize = *size;
     } else {
         // Official rule: a multiple of 256 at or above int(d * ratio * 2 / 3).
         const int raw = static_cast<int>(c.hiddenSize * ratio * 2.0 / 3.0);
         c.intermediateSize = 256 * ((raw + 255) / 256);
     }
-    if (c.intermediateSize <= 0) {
-        throwModelError(ErrorKind::Format, "intermediate_size must be positive", file,
-                        "intermediate_size");
-    }
     c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
-    c.bosTokenId = r.integer("bos_token_id", -1);
+    c.bosTokenId = r.integerOr("bos_token_id", -1, 0, kMaxConfigSize);
     // Read for type errors only: stored by the official layer but unused in its forward.
-    r.optionalNumber("clamp_min");
-    r.optionalNumber("clamp_max");
+    r.optionalNumber("clamp_min", -1e9, 1e9);
+    r.optionalNumber("clamp_max", -1e9, 1e9);
     r.boolean("use_output_gate", false);
     r.boolean("use_norm", true);
     r.boolean("norm_first", false);
+    // No effect on the forward: fuse_* pick implementations of the same math (fused or plain
+    // RMSNorm, SwiGLU, cross entropy), use_l2warp changes the training loss only,
+    // max_position_embeddings is not used by pure GSA layers.
+    r.accept({"fuse_norm", "fuse_swiglu", "fuse_cross_entropy", "fuse_linear_cross_entropy",
+              "use_l2warp", "max_position_embeddings"});
+    r.acceptBookkeeping();
+    r.rejectUnknownKeys();
     return c;
 }
 

@@ -9,14 +9,6 @@ namespace gatescope::core::power {
 
 namespace {
 
-int positive(const ConfigReader& r, const std::string& key, int value) {
-    if (value <= 0) {
-        throwModelError(ErrorKind::Format, fmt::format("must be positive, got {}", value), r.file(),
-                        "model_config." + key);
-    }
-    return value;
-}
-
 AttentionKernel parseKernel(const ConfigReader& r) {
     // GPTConfig's default is 'sdpa'; train.py always saves the field.
     const auto name = r.string("attention_kernel", "sdpa");
@@ -26,7 +18,7 @@ AttentionKernel parseKernel(const ConfigReader& r) {
                     fmt::format("unknown attention_kernel '{}' (train/model.py knows 'power' and "
                                 "'sdpa')",
                                 name),
-                    r.file(), "model_config.attention_kernel");
+                    r.file(), r.keyName("attention_kernel"));
 }
 
 }  // namespace
@@ -39,36 +31,55 @@ PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file
                         "GPTConfig fields (see ../shared/fixtures/README.md)",
                         file, "model_config");
     }
-    ConfigReader r(*it, file);
+    ConfigReader top(json, file);
+    top.accept({"model_config", "source"});  // source: provenance text of converted state_dicts
+    top.acceptBookkeeping();
+    top.rejectUnknownKeys();
+    ConfigReader r(*it, file, "model_config.");
     PowerConfig c;
-    c.blockSize = positive(r, "block_size", r.integer("block_size", 1024));
-    c.vocabSize = positive(r, "vocab_size", r.integer("vocab_size"));
-    c.layers = positive(r, "n_layer", r.integer("n_layer"));
-    c.kvHeads = positive(r, "n_head", r.integer("n_head"));
-    c.hiddenSize = positive(r, "n_embd", r.integer("n_embd"));
-    c.headDim = positive(r, "head_size", r.integer("head_size", 64));
+    c.blockSize = r.sizeOr("block_size", 1024);
+    c.vocabSize = r.size("vocab_size");
+    c.layers = r.size("n_layer");
+    c.kvHeads = r.size("n_head");
+    c.hiddenSize = r.size("n_embd");
+    c.headDim = r.integerOr("head_size", 64, 1, 4096);
     if (c.headDim % 2 != 0) {
         throwModelError(
             ErrorKind::Unsupported,
             fmt::format("head_size {} is odd; the model's rotary rotates pairs", c.headDim), file,
-            "model_config.head_size");
+            r.keyName("head_size"));
     }
-    c.qheadRatio = positive(r, "qhead_ratio", r.integer("qhead_ratio", 1));
+    c.qheadRatio = r.integerOr("qhead_ratio", 1, 1, 1024);
+    if (int64_t{c.qheadRatio} * c.kvHeads > 65536) {
+        r.fail("qhead_ratio", fmt::format("qhead_ratio {} x n_head {} query heads is more than "
+                                          "65536",
+                                          c.qheadRatio, c.kvHeads));
+    }
     c.heads = c.qheadRatio * c.kvHeads;
     c.mlpSize = static_cast<int>(kMlpRatio * c.hiddenSize);
     c.bias = r.boolean("bias", true);
     c.kernel = parseKernel(r);
     c.gating = c.kernel == AttentionKernel::Power && !r.boolean("disable_gating", false);
-    c.degree = r.integer("degree", 2);
-    if (c.kernel == AttentionKernel::Power && (c.degree <= 0 || c.degree % 2 != 0)) {
+    // The attention form's cost does not depend on p, but p log|s| overflows float32 for p
+    // beyond a few hundred; the paper and every released model use p = 2.
+    c.degree = r.integerOr("degree", 2, 1, 64);
+    if (c.kernel == AttentionKernel::Power && c.degree % 2 != 0) {
         throwModelError(ErrorKind::Unsupported,
                         fmt::format("degree {} is not a positive even integer (power_full asserts "
                                     "deg % 2 == 0)",
                                     c.degree),
-                        file, "model_config.degree");
+                        file, r.keyName("degree"));
     }
-    if (!r.isNull("chunk_size")) {
-        c.chunkSize = positive(r, "chunk_size", r.integer("chunk_size"));
+    c.chunkSize = r.optionalInteger("chunk_size", 1, kMaxConfigSize);
+    if (c.chunkSize && c.qheadRatio > 1) {
+        // power_full's chunked path repeats S for the query heads but not the normalizer state
+        // s, so with qhead_ratio > 1 its query_state reads s of other heads: no result to match.
+        throwModelError(ErrorKind::Unsupported,
+                        fmt::format("chunk_size {} with qhead_ratio {}: the official chunked "
+                                    "power_full does not repeat its normalizer state for grouped "
+                                    "query heads (only chunk_size null is well defined)",
+                                    *c.chunkSize, c.qheadRatio),
+                        file, r.keyName("chunk_size"));
     }
     if (!r.isNull("window_size")) {
         // Later train.py versions carry window_size; the model code of the paper's era has no
@@ -76,8 +87,12 @@ PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file
         throwModelError(ErrorKind::Unsupported,
                         "window_size is set; windowed attention is not part of the supported "
                         "train/model.py (3bd1a80)",
-                        file, "model_config.window_size");
+                        file, r.keyName("window_size"));
     }
+    // dropout is off at inference; log_space is stored by the attention module and never used.
+    r.number("dropout", 0.0, 0.0, 1.0);
+    r.boolean("log_space", false);
+    r.rejectUnknownKeys();
     return c;
 }
 
