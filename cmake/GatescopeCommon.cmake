@@ -2,9 +2,13 @@
 
 find_program(GATESCOPE_CCACHE ccache)
 if(GATESCOPE_CCACHE)
-    set(CMAKE_C_COMPILER_LAUNCHER ${GATESCOPE_CCACHE})
-    set(CMAKE_CXX_COMPILER_LAUNCHER ${GATESCOPE_CCACHE})
-    set(CMAKE_CUDA_COMPILER_LAUNCHER ${GATESCOPE_CCACHE})
+    # Without this sloppiness ccache refuses every file compiled with a precompiled header (the
+    # LibTorch files of core/, the slowest of the build): "could not use precompiled header".
+    set(_launcher ${CMAKE_COMMAND} -E env CCACHE_SLOPPINESS=pch_defines,time_macros
+        ${GATESCOPE_CCACHE})
+    set(CMAKE_C_COMPILER_LAUNCHER ${_launcher})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${_launcher})
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${_launcher})
 endif()
 
 # Warnings on, for our code only (imported targets keep their own flags).
@@ -37,4 +41,37 @@ function(gatescope_git_revision out)
         set(_rev "unknown")
     endif()
     set(${out} ${_rev} PARENT_SCOPE)
+endfunction()
+
+# gatescope_uses_torch(<file> <out>): whether <file> includes LibTorch (<torch/...>, <ATen/...>,
+# <c10/...>) directly or through the project's own headers (paths rooted at the repository).
+# Used to give the LibTorch precompiled header only to the files that need it: loading it costs
+# every other file far more than its own compilation.
+function(gatescope_uses_torch file out)
+    get_property(_known GLOBAL PROPERTY "gatescope_torch:${file}" SET)
+    if(_known)
+        get_property(_value GLOBAL PROPERTY "gatescope_torch:${file}")
+        set(${out} ${_value} PARENT_SCOPE)
+        return()
+    endif()
+    set_property(GLOBAL PROPERTY "gatescope_torch:${file}" FALSE)  # breaks include cycles
+    set(_value FALSE)
+    file(STRINGS ${file} _includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+    foreach(_line IN LISTS _includes)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"].*" "\\1" _header
+            "${_line}")
+        if(_header MATCHES "^(torch|ATen|c10)/")
+            set(_value TRUE)
+            break()
+        endif()
+        if(EXISTS ${CMAKE_SOURCE_DIR}/${_header})
+            gatescope_uses_torch(${CMAKE_SOURCE_DIR}/${_header} _nested)
+            if(_nested)
+                set(_value TRUE)
+                break()
+            endif()
+        endif()
+    endforeach()
+    set_property(GLOBAL PROPERTY "gatescope_torch:${file}" ${_value})
+    set(${out} ${_value} PARENT_SCOPE)
 endfunction()

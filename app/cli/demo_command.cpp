@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/demo_figures.h"
+#include "app/cli/display_probe.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/offscreen_figures.h"
 #include "app/cli/progress_reporter.h"
@@ -23,10 +24,6 @@ namespace {
 
 constexpr const char* kSamples = GATESCOPE_SOURCE_DIR "/resources";
 
-bool hasDisplay() {
-    return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
-}
-
 class DemoCommand final : public Command {
 public:
     void declare(CLI::App& sub) override {
@@ -39,6 +36,8 @@ public:
         sub.add_option("--tokens", m_tokens, "Trace the first N tokens of the text (0: all)")
             ->capture_default_str();
         sub.add_flag("--headless", m_headless, "Write figures instead of opening the viewer");
+        sub.add_option("--script", m_script,
+                       "With a display: run a viewer automation script, then quit (tests)");
     }
 
     int run() override {
@@ -57,9 +56,10 @@ public:
         auto comparison = compare(traces[0], traces[1], out / "compare.json");
         if (!comparison) return reportError(comparison.error());
         printComparison(*comparison);
-        if (!m_headless && canRenderFigures() && hasDisplay()) {
+        const bool display = !m_headless && displayReachable();
+        if (display && canRenderFigures()) {
             fmt::print("opening the viewer on {} and {}\n", traces[0].string(), traces[1].string());
-            return openViewer({traces[0].string(), traces[1].string()}, "");
+            return openViewer({traces[0].string(), traces[1].string()}, m_script);
         }
         if (!canRenderFigures()) {
             fmt::print("this build has no Qt: traces and comparison are in {}\n", out.string());
@@ -68,7 +68,7 @@ public:
         auto figures = writeDemoFigures(traces[0], traces[1], *comparison, out / "figures");
         if (!figures) return reportError(figures.error());
         fmt::print("{}: wrote {} figures to {}\ncompare them in the viewer: `gatescope {} {}`\n",
-                   hasDisplay() ? "headless" : "no display", figures->size(),
+                   m_headless ? "headless" : "no display", figures->size(),
                    (out / "figures").string(), traces[0].string(), traces[1].string());
         for (const auto& f : *figures)
             fmt::print("  {}\n", f.string());
@@ -132,6 +132,7 @@ private:
                                          std::string(kSamples) + "/models/transformer"};
     int64_t m_tokens = 8192;
     bool m_headless = false;
+    std::string m_script;
 };
 
 }  // namespace

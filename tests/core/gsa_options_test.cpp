@@ -135,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"hidden_act", {{"hidden_act", "gelu"}}, ErrorKind::Unsupported, "hidden_act"},
         BadCase{"normalizer",
                 {{"gate_logit_normalizer", 0}},
-                ErrorKind::Unsupported,
+                ErrorKind::Format,
                 "gate_logit_normalizer"},
         BadCase{"slots_type", {{"num_slots", "many"}}, ErrorKind::Format, "num_slots"}),
     [](const auto& info) { return std::string(info.param.name); });

@@ -70,10 +70,9 @@ GsaConfig parseGsaConfig(const nlohmann::json& json, const std::string& file) {
     c.useShortConv = r.boolean("use_short_conv", false);
     c.convSize = r.integerOr("conv_size", 4, 1, 1024);
     // The layer passes elementwise_affine straight to RMSNorm, where null means no weight.
-    c.elementwiseAffine =
-        json.contains("elementwise_affine") && json["elementwise_affine"].is_null()
-            ? false
-            : r.boolean("elementwise_affine", true);
+    c.elementwiseAffine = json.contains("elementwise_affine") && r.isNull("elementwise_affine")
+                              ? false
+                              : r.boolean("elementwise_affine", true);
     if (c.elementwiseAffine && c.valueDim != c.hiddenSize) {
         // g_norm is built with hidden_size weights but normalizes value_dim features: the official
         // forward fails on such a checkpoint, so there is nothing to match.

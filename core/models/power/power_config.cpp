@@ -59,7 +59,9 @@ PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file
     c.mlpSize = static_cast<int>(kMlpRatio * c.hiddenSize);
     c.bias = r.boolean("bias", true);
     c.kernel = parseKernel(r);
-    c.gating = c.kernel == AttentionKernel::Power && !r.boolean("disable_gating", false);
+    // train/model.py builds no gate columns with disable_gating, and ignores gating under sdpa.
+    const bool disableGating = r.boolean("disable_gating", false);
+    c.gating = c.kernel == AttentionKernel::Power && !disableGating;
     // The attention form's cost does not depend on p, but p log|s| overflows float32 for p
     // beyond a few hundred; the paper and every released model use p = 2.
     c.degree = r.integerOr("degree", 2, 1, 64);
@@ -72,12 +74,16 @@ PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file
     }
     c.chunkSize = r.optionalInteger("chunk_size", 1, kMaxConfigSize);
     if (c.chunkSize && c.qheadRatio > 1) {
-        // power_full's chunked path repeats S for the query heads but not the normalizer state
-        // s, so with qhead_ratio > 1 its query_state reads s of other heads: no result to match.
+        // power_full's chunked path repeats the state S for the query heads but not the
+        // normalizer state s: its query_state kernel then reads query head i's s at flat head
+        // index i of a tensor holding n_head heads per chunk (another head, or the next chunk's),
+        // so the official numbers are not the model's math. chunk_size null is the attention
+        // form, the math the chunked form computes for every other configuration.
         throwModelError(ErrorKind::Unsupported,
                         fmt::format("chunk_size {} with qhead_ratio {}: the official chunked "
                                     "power_full does not repeat its normalizer state for grouped "
-                                    "query heads (only chunk_size null is well defined)",
+                                    "query heads, so its outputs are not the model's attention; "
+                                    "set chunk_size to null to trace the attention form",
                                     *c.chunkSize, c.qheadRatio),
                         file, r.keyName("chunk_size"));
     }

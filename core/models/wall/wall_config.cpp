@@ -32,7 +32,7 @@ WallConfig parseWallConfig(const nlohmann::json& json, const std::string& file) 
     if (c.headDim <= 0) bad(r, "head_dim", "hidden_size / num_heads is 0");
     c.gateDim = r.integerOr("gate_dim", c.headDim, 0, c.headDim);
     c.tieGates = r.boolean("tie_gates", false);
-    if (json.contains("gate_soft_clamp") && json["gate_soft_clamp"].is_null()) {
+    if (json.contains("gate_soft_clamp") && r.isNull("gate_soft_clamp")) {
         c.softClamp.reset();
     } else {
         const double g = r.number("gate_soft_clamp", 0.86, 0.0, 1e6);
