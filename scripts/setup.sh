@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-    build-essential cmake ninja-build ccache pkg-config git clang-format
+    build-essential cmake ninja-build ccache lld pkg-config git clang-format
     libtorch-dev libopenblas0-pthread libhdf5-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
     zlib1g-dev libzstd-dev liblz4-dev libicu-dev libgtest-dev libgmock-dev libbenchmark-dev
     qt6-base-dev libqt6opengl6-dev qt6-svg-dev libimgui-dev libgl-dev
