@@ -119,8 +119,8 @@ void ConfigReader::accept(std::initializer_list<const char*> keys) const {
 void ConfigReader::acceptBookkeeping() const {
     accept({"model_type", "architectures", "torch_dtype", "transformers_version", "_name_or_path",
             "auto_map", "use_cache", "output_attentions", "output_hidden_states", "return_dict",
-            "initializer_range", "pad_token_id", "eos_token_id", "gatescope_tokenizer",
-            "gatescope_train"});
+            "initializer_range", "pad_token_id", "eos_token_id", "gatescope_note",
+            "gatescope_tokenizer", "gatescope_train"});
 }
 
 void ConfigReader::rejectUnknownKeys() const {

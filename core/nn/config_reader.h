@@ -54,7 +54,8 @@ public:
     /// forward reads: model_type, architectures, torch_dtype, transformers_version, _name_or_path,
     /// auto_map, use_cache, output_attentions, output_hidden_states, return_dict,
     /// initializer_range, pad_token_id, eos_token_id; and gatescope's own gatescope_tokenizer and
-    /// gatescope_train (read by the tokenizer loader and `train --resume`).
+    /// gatescope_train (read by the tokenizer loader and `train --resume`), and gatescope_note (the
+    /// provenance line of random sample checkpoints).
     void acceptBookkeeping() const;
     /// Throws (Unsupported) naming the first key that no accessor or accept() has touched,
     /// with every such key listed, unless none.
