@@ -44,7 +44,11 @@ struct KeyBlockMask {
     float scale = 1.0f;        ///< multiplies the raw scores in sc.s
     const float* cQueries =
         nullptr;  ///< cumulative log-decay of the rows (absolute index), or null
+    /// Per row r of the block, the first allowed key of query i0 + r (absolute index); when set it
+    /// replaces the window rule (Wall: window and packed documents together).
+    const int64_t* firstKeys = nullptr;
     int64_t firstKey(int64_t i) const {
+        if (firstKeys) return firstKeys[i - i0];
         return window > 0 && i - window + 1 > 0 ? i - window + 1 : 0;
     }
 };

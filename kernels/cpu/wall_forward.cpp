@@ -1,6 +1,7 @@
 #include "kernels/cpu/wall_forward.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "kernels/cpu/forward_block.h"
@@ -12,32 +13,60 @@ namespace {
 struct WallWorker {
     explicit WallWorker(const WallHead& head)
         : forward(kWallSubBlock, head.dk, head.dv), dk(head.dk), dv(head.dv) {}
-    detail::ForwardScratch forward;  // its cKeys stay zero: Wall has no additive bias
+    detail::ForwardScratch forward;  // cKeys: the key block's scalar-gate cumsum (zeros without)
     WallScratch scores;
+    int64_t firstKeys[kWallSubBlock] = {};
     int dk, dv;
 };
+
+// out = acc / (l + exp(sink - m)) and lse = log(exp(m) l + exp(sink)), formed around
+// M = max(m, sink) so that neither a large sink nor a large row maximum overflows. Without a
+// sink (-inf) this is exactly acc / l and m + log l.
+void finishWithSink(int64_t i0, int64_t rows, float sink, const detail::ForwardScratch& sc,
+                    float* out, float* lse) {
+    for (int64_t r = 0; r < rows; ++r) {
+        const float m = sc.m[r], top = std::max(m, sink);
+        const float keep = std::exp(m - top);
+        const float l = sc.l[r] * keep + std::exp(sink - top);
+        const float inv = keep / l;
+        const float* accRow = sc.acc.data() + r * sc.dvPad;
+        float* outRow = out + (i0 + r) * sc.dv;
+        for (int64_t d = 0; d < sc.dv; ++d)
+            outRow[d] = accRow[d] * inv;
+        lse[i0 + r] = top + std::log(l);
+    }
+}
 
 void wallQueryBlock(const WallHead& head, int64_t qb, float* out, float* lse,
                     const ForwardOptions& options, WallWorker& w) {
     auto& sc = w.forward;
     const int64_t i0 = qb * kWallSubBlock;
     const int64_t rows = std::min(kWallSubBlock, head.n - i0);
+    for (int64_t r = 0; r < rows; ++r)
+        w.firstKeys[r] = head.firstKey(i0 + r);
     detail::resetQueryBlock(sc);
-    for (int64_t j0 = 0; j0 < i0 + rows; j0 += kWallSubBlock) {
+    // firstKey never decreases with i: key blocks before row i0's first key hold nothing.
+    for (int64_t j0 = w.firstKeys[0] / kWallSubBlock * kWallSubBlock; j0 < i0 + rows;
+         j0 += kWallSubBlock) {
         const int64_t cols = std::min(kWallSubBlock, head.n - j0);
         detail::packValues(head.v, head.vRow(), j0, cols, sc);
         std::fill(sc.s.begin(), sc.s.end(), 0.0f);
         wallScoreBlock(head, WallOperands::QueryKey, i0, rows, j0, cols, sc.s.data(), sc.colsPad,
                        w.scores);
+        if (head.scalarDecayCumsum)
+            std::copy(head.scalarDecayCumsum + j0, head.scalarDecayCumsum + j0 + cols,
+                      sc.cKeys.begin());
         detail::KeyBlockMask mask;
         mask.i0 = i0;
         mask.rows = rows;
         mask.j0 = j0;
         mask.cols = cols;
         mask.scale = head.scale;
+        mask.cQueries = head.scalarDecayCumsum;
+        mask.firstKeys = w.firstKeys;
         detail::accumulateKeyBlock(mask, options.roundProbsToBf16, sc);
     }
-    detail::finishQueryBlock(i0, rows, sc, out, lse);
+    finishWithSink(i0, rows, head.sinkBias, sc, out, lse);
 }
 
 int64_t blockCount(const WallHead& head) {

@@ -73,12 +73,17 @@ void wallScoreBlock(const WallHead& head, WallOperands operands, int64_t i0, int
     for (int64_t r = 0; r < rows; ++r)
         std::fill(s + r * lds, s + r * lds + cols, 0.0f);
     if (o.dim == 0) return;
-    // Sub-blocks follow the absolute 64-grid on both axes, so only pairs on the grid's diagonal
-    // take the direct path whatever the offsets of the request.
+    // Sub-blocks follow the absolute 64-grid on both axes and end at document boundaries, so only
+    // pairs on the grid's diagonal take the direct path whatever the offsets of the request, and
+    // a sub-block never holds two documents.
+    const auto subEnd = [&](int64_t t, int64_t limit) {
+        return std::min({limit, (t / kWallSubBlock + 1) * kWallSubBlock, head.documentEnd(t)});
+    };
     for (int64_t bi = i0; bi < i0 + rows;) {
-        const int64_t biEnd = std::min(i0 + rows, (bi / kWallSubBlock + 1) * kWallSubBlock);
-        for (int64_t bj = j0; bj < j0 + cols && bj < biEnd;) {
-            const int64_t bjEnd = std::min(j0 + cols, (bj / kWallSubBlock + 1) * kWallSubBlock);
+        const int64_t biEnd = subEnd(bi, i0 + rows);
+        const int64_t document = head.documentStart(bi);
+        for (int64_t bj = std::max(j0, document); bj < j0 + cols && bj < biEnd;) {
+            const int64_t bjEnd = subEnd(bj, j0 + cols);
             float* out = s + (bi - i0) * lds + (bj - j0);
             if (bjEnd - 1 < bi)
                 anchoredBlock(o, bi, biEnd - bi, bj, bjEnd - bj, out, lds, scratch);

@@ -5,7 +5,9 @@
 // (P never increases), so the block is a plain GEMM of rescaled rows: the per-tile anchor of the
 // official kernel (spec §1.4), with the anchor on the key side. Pairs inside a diagonal block take
 // exp(P_i - P_j) <= 1 directly. No factor ever exceeds 1, so nothing overflows at 64k+ tokens;
-// factors that underflow belong to pairs whose true weight underflows as well.
+// factors that underflow belong to pairs whose true weight underflows as well. Sub-blocks also
+// end at packed-document boundaries, where P restarts (and so may increase): an anchor never
+// spans two documents, and pairs from different documents are never formed.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,9 @@ struct WallScratch {
 inline constexpr int64_t kWallSubBlock = 64;
 
 /// Writes into s (rows x cols, leading dimension lds) the unscaled sum over channels of
-/// a[i,n] b[j,n] exp(P[i,n] - P[j,n]) for i in [i0, i0 + rows), j in [j0, j0 + cols), j <= i;
-/// cells with j > i get 0. Requires 0 <= i0, i0 + rows <= n, likewise for j. Memory O(64 x (64 +
+/// a[i,n] b[j,n] exp(P[i,n] - P[j,n]) for i in [i0, i0 + rows), j in [j0, j0 + cols), j <= i
+/// and j in i's document; other cells get 0. The window, the scalar gate and the scale are the
+/// caller's. Requires 0 <= i0, i0 + rows <= n, likewise for j. Memory O(64 x (64 +
 /// dk)) floats in `scratch`. Pure function of its inputs apart from the scratch.
 void wallScoreBlock(const WallHead& head, WallOperands operands, int64_t i0, int64_t rows,
                     int64_t j0, int64_t cols, float* s, int64_t lds, WallScratch& scratch);

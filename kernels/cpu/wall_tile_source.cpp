@@ -36,33 +36,42 @@ void computeWallTile(const WallHead& head, MapKind kind, int64_t row0, int64_t r
 
     const auto operands = kind == MapKind::Decay ? WallOperands::GatedOnes : WallOperands::QueryKey;
     const float meanOverChannels = head.gatedChannels ? 1.0f / head.gatedChannels : 1.0f;
+    const float* c = head.scalarDecayCumsum;
     WallScratch scratch;
     for (int64_t r0 = ra; r0 < rb; r0 += kWallSubBlock) {
         const int64_t chunkRows = std::min(kWallSubBlock, rb - r0);
         const int64_t chunkEnd = std::min(cb, r0 + chunkRows);  // keys never pass the last row
-        if (chunkEnd <= ca) continue;
-        float* block = out + (r0 - row0) * cols + (ca - col0);
+        // firstKey never decreases with the row: keys before the chunk's first one stay fill.
+        const int64_t chunkStart = std::max(ca, head.firstKey(r0));
+        if (chunkEnd <= chunkStart) continue;
+        float* block = out + (r0 - row0) * cols + (chunkStart - col0);
         if (kind != MapKind::Decay || head.gatedChannels > 0)
-            wallScoreBlock(head, operands, r0, chunkRows, ca, chunkEnd - ca, block, cols, scratch);
+            wallScoreBlock(head, operands, r0, chunkRows, chunkStart, chunkEnd - chunkStart, block,
+                           cols, scratch);
         for (int64_t r = 0; r < chunkRows; ++r) {
             const int64_t i = r0 + r;
             float* row = block + r * cols;
-            const int64_t allowed = std::min(chunkEnd, i + 1) - ca;  // keys ca .. i
-            for (int64_t c = 0; c < allowed; ++c) {
+            const int64_t lo = std::max(head.firstKey(i), chunkStart) - chunkStart;
+            const int64_t hi = std::min(chunkEnd, i + 1) - chunkStart;  // keys firstKey(i) .. i
+            for (int64_t col = 0; col < chunkEnd - chunkStart; ++col) {
+                if (col < lo || col >= hi) {
+                    row[col] = fill;  // above the diagonal, outside the window or the document
+                    continue;
+                }
+                const float bias = c ? c[i] - c[chunkStart + col] : 0.0f;
                 switch (kind) {
                     case MapKind::Logit:
-                        row[c] *= head.scale;
+                        row[col] = head.scale * row[col] + bias;
                         break;
                     case MapKind::Attention:
-                        row[c] = std::exp(head.scale * row[c] - head.lse[i]);
+                        row[col] = std::exp(head.scale * row[col] + bias - head.lse[i]);
                         break;
                     case MapKind::Decay:
-                        row[c] = head.gatedChannels ? row[c] * meanOverChannels : 1.0f;
+                        row[col] = (head.gatedChannels ? row[col] * meanOverChannels : 1.0f) *
+                                   (c ? std::exp(bias) : 1.0f);
                         break;
                 }
             }
-            for (int64_t c = std::max<int64_t>(allowed, 0); c < chunkEnd - ca; ++c)
-                row[c] = fill;  // above the diagonal
         }
     }
 }
