@@ -1,7 +1,10 @@
 // `gatescope batch RECIPE`: every checkpoint x input of a recipe traced, analysed and summarised
 // into one folder; resumable; sharded with --shard i/K (a Slurm array: --shard auto) or under
 // mpirun, where rank 0 joins the shards' results after a barrier.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <ctime>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -14,6 +17,8 @@
 #include "app/cli/mpi_session.h"
 #include "app/cli/report.h"
 #include "core/batch/batch_runner.h"
+#include "core/batch/launch_environment.h"
+#include "core/model/model.h"
 
 namespace gatescope::app {
 
@@ -41,37 +46,79 @@ Result<core::Shard> parseShard(const std::string& text) {
     return shard;
 }
 
+/// Host name for status files and claims.
+std::string hostName() {
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown-host";
+}
+
 class BatchCommand final : public Command {
 public:
     void declare(CLI::App& sub) override {
-        sub.add_option("recipe", m_recipe, "Recipe (JSON; see docs/batch.md)")->required();
+        sub.add_option("recipe", m_recipe, "Recipe (JSON or TOML; see docs/batch.md)")->required();
         sub.add_option("--shard", m_shard,
-                       "Run shard I of K (I/K), or `auto` for a Slurm job array; join later with "
-                       "--join");
+                       "Run shard I of K (I/K, a split balanced by cost), or `auto` for a Slurm "
+                       "job array; join later with --join");
+        sub.add_option("--device", m_device,
+                       "cpu, cuda (each process of a launch takes a GPU by its local rank) or "
+                       "cuda:N; overrides the recipe's trace.device");
         sub.add_flag("--join", m_joinOnly, "Only gather the runs' results (after all shards)");
     }
 
     int run() override {
         auto recipe = core::readRecipe(m_recipe);
         if (!recipe) return reportError(recipe.error());
+        if (!m_device.empty()) recipe->trace.device = m_device;
         const auto plan = core::planBatch(*recipe);
         if (m_joinOnly) return join(*recipe, plan);
 
-        core::Shard shard;
+        const auto launch = core::readLaunchEnvironment();
         auto mpi = MpiSession::startIfLaunched();
+        core::BatchWorker worker;
+        worker.host = hostName();
+        worker.rank = launch.rank;
         if (!m_shard.empty()) {
             auto parsed = parseShard(m_shard);
             if (!parsed) return reportError(parsed.error());
-            shard = *parsed;
-        } else if (mpi) {
-            shard = {mpi->rank(), mpi->size()};
+            worker.shard = *parsed;
+        } else if (launch.size > 1) {
+            worker.shard = {launch.rank, launch.size};
+            // One queue for the launch: every rank must use the same id (rank 0's, with MPI).
+            std::string id = launch.launchId;
+            if (id.empty() && mpi && mpi->canSynchronize())
+                id = fmt::format("{}-{}-{}", worker.host, ::getpid(), std::time(nullptr));
+            worker.launchId = mpi ? mpi->shareLaunchId(id) : id;
         }
+        const int visible = recipe->trace.device == "cuda" ? core::visibleCudaDevices() : 0;
+        auto device =
+            core::assignDevice(recipe->trace.device, recipe->devices, launch.localRank, visible);
+        if (!device) {
+            auto error = device.error();
+            error.file = recipe->file.string();
+            return reportError(error);
+        }
+        worker.device = *device;
+        // Fail once, up front, rather than in every run; and name the GPU this process takes.
+        auto described = core::checkDevice(worker.device);
+        if (!described) return reportError(described.error());
+
         const std::string who =
-            shard.count > 1 ? fmt::format("shard {}/{}", shard.index, shard.count) : "batch";
-        fmt::print(stderr, "gatescope: {}: {} runs planned, output {}\n", who, plan.size(),
-                   recipe->output.string());
+            launch.size > 1 && m_shard.empty() ? fmt::format("rank {}/{}", launch.rank, launch.size)
+            : worker.shard.count > 1
+                ? fmt::format("shard {}/{}", worker.shard.index, worker.shard.count)
+                : "batch";
+        fmt::print(stderr, "gatescope: {}: {} runs planned, output {}, device {}{}\n", who,
+                   plan.size(), recipe->output.string(), *described,
+                   worker.launchId.empty()
+                       ? (worker.shard.count > 1 ? ", a share balanced by cost" : "")
+                       : fmt::format(", shared queue of {} {}", launch.launcher, worker.launchId));
+        if (launch.size > 1 && m_shard.empty() && worker.launchId.empty())
+            fmt::print(stderr,
+                       "gatescope: {}: the launcher gives no job id to share a queue: each rank "
+                       "takes a static share balanced by cost\n",
+                       who);
         auto outcome = core::runShard(
-            *recipe, plan, shard,
+            *recipe, plan, worker,
             [&](const core::BatchProgress& p) {
                 if (p.state == "running") return;
                 fmt::print(stderr, "gatescope: {} [{}/{}] {}: {}\n", who, p.done, p.total, p.run,
@@ -81,7 +128,7 @@ public:
         if (!outcome) return reportError(outcome.error());
         fmt::print(stderr, "gatescope: {}: ran {}, skipped {} (already done), failed {}\n", who,
                    outcome->ran, outcome->skipped, outcome->failed);
-        if (mpi && shard.count == mpi->size() && m_shard.empty()) {
+        if (mpi && launch.size > 1 && m_shard.empty()) {
             if (!mpi->canSynchronize()) {
                 fmt::print(stderr,
                            "gatescope: {}: built without MPI: join with `gatescope batch "
@@ -91,11 +138,11 @@ public:
             }
             mpi->barrier();
             if (mpi->rank() != 0) return outcome->failed ? kExitFailure : kExitOk;
-        } else if (shard.count > 1) {
+        } else if (launch.size > 1 || worker.shard.count > 1) {
             fmt::print(stderr,
                        "gatescope: {}: join with `gatescope batch {} --join` once every "
-                       "shard is done\n",
-                       who, m_recipe);
+                       "{} is done\n",
+                       who, m_recipe, m_shard.empty() ? "rank" : "shard");
             return outcome->failed ? kExitFailure : kExitOk;
         }
         return join(*recipe, plan);
@@ -114,7 +161,7 @@ private:
         return joined->failed || joined->pending ? kExitFailure : kExitOk;
     }
 
-    std::string m_recipe, m_shard;
+    std::string m_recipe, m_shard, m_device;
     bool m_joinOnly = false;
 };
 

@@ -57,4 +57,15 @@ void MpiSession::barrier() {
 #endif
 }
 
+std::string MpiSession::shareLaunchId(const std::string& proposal) {
+#if defined(GATESCOPE_WITH_MPI) && GATESCOPE_WITH_MPI
+    char buffer[128] = {};
+    if (m_rank == 0) proposal.copy(buffer, sizeof buffer - 1);
+    MPI_Bcast(buffer, sizeof buffer, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return buffer;
+#else
+    return proposal;
+#endif
+}
+
 }  // namespace gatescope::app

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 namespace gatescope::app {
 
@@ -22,6 +23,9 @@ public:
     bool canSynchronize() const;
     /// Waits for every rank (a no-op without MPI).
     void barrier();
+    /// Rank 0's `proposal`, in every rank (built with MPI); else `proposal` itself. Collective:
+    /// every rank calls it.
+    std::string shareLaunchId(const std::string& proposal);
 
 private:
     MpiSession(int rank, int size) : m_rank(rank), m_size(size) {}

@@ -33,8 +33,8 @@ public:
         sub.add_option("--dtype", m_dtype, "float32, or bfloat16 (the official evaluation)")
             ->check(CLI::IsMember({"float32", "bfloat16"}));
         sub.add_option("--device", m_request.device,
-                       "cpu, or cuda (the GPU; fails when this build or machine has none)")
-            ->check(CLI::IsMember({"cpu", "cuda"}));
+                       "cpu, cuda (GPU 0) or cuda:N (visible GPU N); cuda fails when this build "
+                       "or machine has none");
         sub.add_option("--threads", m_request.threads, "Worker threads (0: all cores)");
         sub.add_flag("--no-factors", m_noFactors,
                      "Do not store q, k, normalizers (no exact tiles)");

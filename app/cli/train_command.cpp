@@ -54,7 +54,7 @@ public:
         sub.add_option("--time-limit", o.maxSeconds,
                        "Stop after this many seconds, saving the checkpoint (0: none)");
         sub.add_option("--max-corpus-mb", m_maxCorpusMb)->capture_default_str();
-        sub.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+        sub.add_option("--device", o.device, "cpu, cuda or cuda:N")->capture_default_str();
         sub.add_option("--threads", o.threads, "CPU threads (0: all cores)");
     }
 

@@ -23,17 +23,19 @@ std::string csvField(const std::string& text) {
 
 Status writeSummary(const BatchRecipe& recipe, const std::vector<BatchRun>& plan,
                     const std::vector<RunStatus>& statuses) {
-    std::string csv = "run,checkpoint,input,begin,end,state,tokens,seconds,mean_loss,trace,error\n";
+    std::string csv =
+        "run,checkpoint,input,begin,end,state,tokens,seconds,mean_loss,trace,error,device,host\n";
     nlohmann::json json = nlohmann::json::array();
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const auto& run = plan[i];
         const auto& s = statuses[i];
         const std::string end = run.input.end ? std::to_string(*run.input.end) : "";
-        csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{}\n", csvField(run.id),
+        csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", csvField(run.id),
                            csvField(run.checkpoint), csvField(run.input.path.string()),
                            run.input.begin, end, s.state, s.tokens, s.seconds,
                            s.state == "done" ? fmt::format("{:.6f}", s.meanLoss) : "",
-                           csvField(run.trace.string()), csvField(s.error));
+                           csvField(run.trace.string()), csvField(s.error), csvField(s.device),
+                           csvField(s.host));
         json.push_back({{"run", run.id},
                         {"checkpoint", run.checkpoint},
                         {"input", run.input.path.string()},
@@ -44,7 +46,9 @@ Status writeSummary(const BatchRecipe& recipe, const std::vector<BatchRun>& plan
                         {"seconds", s.seconds},
                         {"mean_loss", s.state == "done" ? nlohmann::json(s.meanLoss) : nullptr},
                         {"trace", run.trace.string()},
-                        {"error", s.error}});
+                        {"error", s.error},
+                        {"device", s.device},
+                        {"host", s.host}});
     }
     if (auto st = data::writeFileAtomically(recipe.output / "summary.csv", csv); !st) return st;
     return data::writeFileAtomically(recipe.output / "summary.json", json.dump(1));

@@ -1,5 +1,6 @@
 #include "core/batch/batch_recipe.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -18,6 +19,22 @@ struct Reader {
     }
 };
 
+/// The first key of object `j` not in `known`, as an error naming it (prefix: "trace.", ...).
+Status rejectUnknownKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                         const std::string& prefix, const Reader& r) {
+    if (!j.is_object())
+        return r.error(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
+                       "expected an object");
+    for (const auto& [key, value] : j.items()) {
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        std::string list;
+        for (auto k : known)
+            list += (list.empty() ? "" : ", ") + std::string(k);
+        return r.error(prefix + key, "unknown key (this recipe format knows " + list + ")");
+    }
+    return Ok{};
+}
+
 Result<InputKind> parseKind(const std::string& text, const Reader& r) {
     for (auto kind :
          {InputKind::Auto, InputKind::Text, InputKind::Ids, InputKind::Npy, InputKind::Safetensors})
@@ -26,6 +43,12 @@ Result<InputKind> parseKind(const std::string& text, const Reader& r) {
 }
 
 Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
+    if (auto st = rejectUnknownKeys(t,
+                                    {"device", "dtype", "threads", "layers", "pyramids", "factors",
+                                     "values", "pyramid_side", "compression"},
+                                    "trace.", r);
+        !st)
+        return st;
     const std::string dtype = t.value("dtype", "float32");
     if (dtype != "float32" && dtype != "bfloat16")
         return r.error("trace.dtype", "float32 or bfloat16");
@@ -69,11 +92,20 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
     }
     const auto& j = recipe.source;
     const auto base = recipe.file.parent_path();
+    if (auto st = rejectUnknownKeys(j,
+                                    {"output", "checkpoints", "inputs", "max_tokens",
+                                     "token_budget", "trace", "devices", "analyses", "figures"},
+                                    "", r);
+        !st)
+        return st.error();
     try {
         if (!j.contains("output")) return r.error("output", "the results folder is required");
         recipe.output = base / j["output"].get<std::string>();
         std::set<std::string> names;
         for (const auto& c : j.value("checkpoints", nlohmann::json::array())) {
+            if (c.is_object())
+                if (auto st = rejectUnknownKeys(c, {"name", "path"}, "checkpoints.", r); !st)
+                    return st.error();
             RecipeCheckpoint cp;
             cp.path =
                 base / (c.is_string() ? c.get<std::string>() : c.at("path").get<std::string>());
@@ -85,6 +117,9 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
             recipe.checkpoints.push_back(std::move(cp));
         }
         for (const auto& i : j.value("inputs", nlohmann::json::array())) {
+            if (i.is_object())
+                if (auto st = rejectUnknownKeys(i, {"path", "kind"}, "inputs.", r); !st)
+                    return st.error();
             RecipeInput input;
             input.path =
                 base / (i.is_string() ? i.get<std::string>() : i.at("path").get<std::string>());
@@ -104,10 +139,24 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
             return st.error();
         recipe.figures = j.value("figures", nlohmann::json::array());
-        for (const auto& f : recipe.figures)
+        for (const auto& f : recipe.figures) {
             if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
                 return r.error("figures", "each figure is an object with a \"figure\" kind");
+            if (auto st = rejectUnknownKeys(
+                    f, {"figure", "layer", "head", "map", "range", "format", "dpi"}, "figures.", r);
+                !st)
+                return st.error();
+        }
+        recipe.devices = j.value("devices", std::vector<int>{});
+        for (int d : recipe.devices)
+            if (d < 0 || d > 1023) return r.error("devices", "GPU indices are 0..1023");
         const auto a = j.value("analyses", nlohmann::json::object());
+        if (auto st = rejectUnknownKeys(
+                a,
+                {"loss", "gates", "attention", "bin_width", "bins_per_octave", "smoothing_window"},
+                "analyses.", r);
+            !st)
+            return st.error();
         recipe.analyses.loss = a.value("loss", true);
         recipe.analyses.gates = a.value("gates", true);
         recipe.analyses.attention = a.value("attention", false);

@@ -32,8 +32,11 @@ struct BatchRecipe {
     std::vector<RecipeInput> inputs;
     int64_t maxTokens = 0;    ///< per run: longer documents are split in chunks; 0 = no limit
     int64_t tokenBudget = 0;  ///< per checkpoint: later chunks are skipped once spent; 0 = none
-    TraceRequest trace;       ///< template: dtype, threads, layers, pyramids, compression
-    StatsOptions analyses;    ///< computed over each checkpoint's traces at the end
+    TraceRequest trace;       ///< template: device, dtype, threads, layers, pyramids, compression
+    /// GPUs the processes of a launch spread over (visible indices; each process takes
+    /// devices[local rank % size]); empty: every visible GPU (launch_environment.h).
+    std::vector<int> devices;
+    StatsOptions analyses;  ///< computed over each checkpoint's traces at the end
     /// Figures per finished run (rendered by the app in builds with Qt): objects with "figure"
     /// (map, grid, retention, loss), optional "layer", "head", "map", "range" ("A:B"),
     /// "format" (svg, png, pdf; default svg), "dpi".
@@ -41,7 +44,8 @@ struct BatchRecipe {
     nlohmann::json source;  ///< the recipe as read, for the manifest
 };
 
-/// Reads and validates `file`. Errors name the file and the key (Format, Missing, Usage).
+/// Reads and validates `file`. Errors name the file and the key (Format, Missing, Usage); a key
+/// the recipe format does not have is an error too (a misspelt option must not pass silently).
 Result<BatchRecipe> readRecipe(const std::filesystem::path& file);
 
 }  // namespace gatescope::core

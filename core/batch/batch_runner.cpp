@@ -1,10 +1,13 @@
 #include "core/batch/batch_runner.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "core/batch/batch_schedule.h"
 #include "core/build_info.h"
 #include "data/common/atomic_file.h"
 #include "data/trace/trace_reader.h"
@@ -24,6 +27,8 @@ nlohmann::json statusJson(const RunStatus& s, const BatchRun& run) {
             {"seconds", s.seconds},
             {"mean_loss", s.meanLoss},
             {"error", s.error},
+            {"device", s.device},
+            {"host", s.host},
             {"trace", run.trace.string()},
             {"checkpoint", run.checkpoint}};
 }
@@ -43,6 +48,8 @@ RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
         s.seconds = j.value("seconds", 0.0);
         s.meanLoss = j.value("mean_loss", 0.0);
         s.error = j.value("error", "");
+        s.device = j.value("device", "");
+        s.host = j.value("host", "");
     } catch (const nlohmann::json::exception&) {
         return s;  // unreadable status: run it again
     }
@@ -64,16 +71,19 @@ double meanLoss(const std::filesystem::path& trace) {
     return n ? sum / n : NAN;
 }
 
-RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const std::atomic<bool>* cancel,
-                  const std::function<void(double)>& onFraction) {
+RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const BatchWorker& worker,
+                  const std::atomic<bool>* cancel, const std::function<void(double)>& onFraction) {
     RunStatus s;
     s.id = run.id;
     s.state = "failed";
+    s.host = fmt::format("{} rank {}", worker.host, worker.rank);
     if (run.planError) {
         s.error = run.planError->describe();
         return s;
     }
     TraceRequest request = recipe.trace;
+    if (!worker.device.empty()) request.device = worker.device;
+    s.device = request.device;
     request.modelDir = run.checkpointDir;
     request.input = run.input;
     request.out = recipe.output / run.trace;
@@ -87,6 +97,7 @@ RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const std::ato
         return s;
     }
     s.state = "done";
+    s.device = outcome->device;
     s.tokens = outcome->tokens;
     s.seconds = outcome->seconds;
     s.meanLoss = meanLoss(request.out);
@@ -116,7 +127,7 @@ Status writeManifest(const BatchRecipe& recipe, const std::vector<BatchRun>& pla
 }  // namespace
 
 Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<BatchRun>& plan,
-                              Shard shard,
+                              const BatchWorker& worker,
                               const std::function<void(const BatchProgress&)>& progress,
                               const std::atomic<bool>* cancel) {
     std::error_code ec;
@@ -127,14 +138,30 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
                      recipe.output.string(),
                      {}};
     if (auto st = writeManifest(recipe, plan); !st) return st.error();
+    const bool queued = !worker.launchId.empty();
     std::vector<const BatchRun*> mine;
-    for (const auto& run : plan)
-        if (run.index % shard.count == shard.index) mine.push_back(&run);
+    const auto shardOf = balancedShards(plan, worker.shard.count);
+    for (int index : costliestFirst(plan))
+        if (queued || shardOf[index] == worker.shard.index) mine.push_back(&plan[index]);
+    const RunClaims claims(recipe.output / "claims" / runFileName(worker.launchId),
+                           nlohmann::json{{"rank", worker.rank},
+                                          {"host", worker.host},
+                                          {"pid", static_cast<int64_t>(::getpid())},
+                                          {"device", worker.device}}
+                               .dump());
     ShardOutcome outcome;
     BatchProgress p;
     p.total = static_cast<int>(mine.size());
     for (const BatchRun* run : mine) {
         if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+        if (queued) {
+            auto claimed = claims.tryClaim(*run);
+            if (!claimed) return claimed.error();
+            if (!*claimed) {
+                --p.total;  // another process of this launch has it
+                continue;
+            }
+        }
         p.run = run->id;
         if (readRunStatus(recipe, *run).state == "done") {
             ++outcome.skipped;
@@ -146,7 +173,7 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
         p.state = "running";
         p.runFraction = 0;
         if (progress) progress(p);
-        const RunStatus s = execute(recipe, *run, cancel, [&](double f) {
+        const RunStatus s = execute(recipe, *run, worker, cancel, [&](double f) {
             p.runFraction = f;
             if (progress) progress(p);
         });

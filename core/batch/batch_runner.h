@@ -14,7 +14,16 @@
 namespace gatescope::core {
 
 struct Shard {
-    int index = 0, count = 1;  ///< this process runs the runs with run.index % count == index
+    int index = 0, count = 1;  ///< this process's share of balancedShards(plan, count)
+};
+
+/// Who runs a share of the batch, and where.
+struct BatchWorker {
+    Shard shard;           ///< the static share, used when launchId is empty
+    std::string launchId;  ///< set: take runs from this launch's shared queue (RunClaims)
+    std::string device;    ///< overrides the recipe's trace.device ("cuda:1"); "" keeps it
+    int rank = 0;          ///< for status files and messages
+    std::string host;
 };
 
 struct RunStatus {
@@ -24,6 +33,8 @@ struct RunStatus {
     double seconds = 0;
     double meanLoss = 0;
     std::string error;
+    std::string device;    ///< what it ran on ("cpu", "cuda:1: NVIDIA H100 ... GPU-<uuid>")
+    std::string host;      ///< the machine and rank that ran it ("gpu-node-3 rank 1")
     bool skipped = false;  ///< already done by an earlier invocation
 };
 
@@ -42,12 +53,13 @@ struct ShardOutcome {
     int ran = 0, skipped = 0, failed = 0;
 };
 
-/// Runs this shard's runs in plan order on the calling thread. Writes the output folder's
-/// manifest.json (the recipe and the plan, so the batch can be re-run) and
-/// status/<run>.json after each run (atomically). Cancel (may be null) stops between and inside
-/// runs: the current run is left pending and the function returns Cancelled.
+/// Runs the worker's runs, costliest first, on the calling thread: its static share, or (with a
+/// launch id) every run it claims first from the launch's queue (core/batch/batch_schedule.h).
+/// Writes the output folder's manifest.json (the recipe and the plan, so the batch can be re-run)
+/// and status/<run>.json after each run (atomically). Cancel (may be null) stops between and
+/// inside runs: the current run is left pending and the function returns Cancelled.
 Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<BatchRun>& plan,
-                              Shard shard,
+                              const BatchWorker& worker,
                               const std::function<void(const BatchProgress&)>& progress,
                               const std::atomic<bool>* cancel);
 

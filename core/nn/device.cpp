@@ -1,5 +1,7 @@
 #include "core/nn/device.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "core/nn/model_error.h"
@@ -9,23 +11,61 @@
 
 namespace gatescope::core {
 
+std::optional<int> cudaDeviceIndex(std::string_view device) {
+    if (device == "cuda") return 0;
+    constexpr std::string_view prefix = "cuda:";
+    if (!device.starts_with(prefix) || device.size() == prefix.size() ||
+        device.size() > prefix.size() + 4)
+        return std::nullopt;
+    int index = 0;
+    for (char c : device.substr(prefix.size())) {
+        if (c < '0' || c > '9') return std::nullopt;
+        index = index * 10 + (c - '0');
+    }
+    return index;
+}
+
+int visibleCudaDevices() {
+#ifdef GATESCOPE_HAS_CUDA
+    return kernels::cuda::deviceCount();
+#else
+    return 0;
+#endif
+}
+
 Result<std::string> checkDevice(std::string_view device) {
     if (device == "cpu") return std::string("cpu");
-    if (device != "cuda") {
-        return Error{
-            ErrorKind::Usage, fmt::format("unknown device '{}' (cpu or cuda)", device), {}, {}};
+    const auto index = cudaDeviceIndex(device);
+    if (!index) {
+        return Error{ErrorKind::Usage,
+                     fmt::format("unknown device '{}' (cpu, cuda or cuda:N)", device),
+                     {},
+                     {}};
     }
 #ifndef GATESCOPE_HAS_CUDA
     return Error{ErrorKind::Unsupported,
-                 "--device cuda: this build has no CUDA kernels (configure with nvcc found and "
-                 "GATESCOPE_CUDA=ON; docs/gpu.md)",
+                 fmt::format("--device {}: this build has no CUDA kernels (configure with nvcc "
+                             "found and GATESCOPE_CUDA=ON; docs/gpu.md)",
+                             device),
                  {},
                  {}};
 #else
-    if (kernels::cuda::deviceCount() == 0) {
+    const int count = kernels::cuda::deviceCount();
+    if (count == 0) {
         return Error{ErrorKind::Unsupported,
-                     "--device cuda: no CUDA device is visible on this machine (no GPU, or no "
-                     "driver); use --device cpu",
+                     fmt::format("--device {}: no CUDA device is visible on this machine (no GPU, "
+                                 "or no driver); use --device cpu",
+                                 device),
+                     {},
+                     {}};
+    }
+    if (*index >= count) {
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        return Error{ErrorKind::Usage,
+                     fmt::format("--device {}: {} CUDA device{} visible (cuda:0{}){}", device,
+                                 count, count == 1 ? " is" : "s are",
+                                 count > 1 ? fmt::format("..cuda:{}", count - 1) : "",
+                                 visible ? fmt::format("; CUDA_VISIBLE_DEVICES={}", visible) : ""),
                      {},
                      {}};
     }
@@ -36,14 +76,18 @@ Result<std::string> checkDevice(std::string_view device) {
                      {},
                      {}};
     }
-    return "cuda: " + kernels::cuda::deviceDescription();
+    if (auto e = kernels::cuda::useDevice(*index); !e.empty())
+        return Error{ErrorKind::Unsupported, fmt::format("--device {}: {}", device, e), {}, {}};
+    return fmt::format("cuda:{}: {}", *index, kernels::cuda::deviceDescription());
 #endif
 }
 
 torch::Device computeDevice(const RunOptions& options) {
     auto checked = checkDevice(options.device);
     if (!checked) throw ModelError(checked.error());
-    return options.device == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+    const auto index = cudaDeviceIndex(options.device);
+    return index ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(*index))
+                 : torch::Device(torch::kCPU);
 }
 
 torch::Tensor onDevice(const torch::Tensor& t, const torch::Device& device) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/maps/head_maps.h"
+#include "core/model/model.h"
 #include "core/torch_pch.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_schema.h"
@@ -263,7 +264,7 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
         if (!slot.levels.defined() || slot.levels.numel() < floats) {
             slot.levels = torch::Tensor();
             slot.levels = torch::empty(
-                {floats}, torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA, 0));
+                {floats}, torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA));
         }
         float* base = slot.levels.data_ptr<float>();
         for (const auto& p : job.pyramids) {
@@ -383,6 +384,10 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
 }
 
 void DevicePipeline::writerLoop() {
+#ifdef GATESCOPE_HAS_CUDA
+    // The current CUDA device is per thread: this one works on the trace's GPU too.
+    if (const auto index = cudaDeviceIndex(m_request.device)) kernels::cuda::useDevice(*index);
+#endif
     for (;;) {
         Slot* slot = nullptr;
         bool skip = false;

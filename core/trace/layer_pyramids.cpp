@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/maps/head_maps.h"
+#include "core/model/model.h"
 #include "core/torch_pch.h"
 #include "core/trace/layer_recorder.h"
 #include "data/trace/pyramid_geometry.h"
@@ -59,7 +60,7 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
     if (rec.deviceFactors && spec.scoreKind == "additive_decay")
         return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
 #ifdef GATESCOPE_HAS_CUDA
-    if (m_request.device == "cuda" &&
+    if (cudaDeviceIndex(m_request.device) &&
         (spec.scoreKind == "wall" || spec.scoreKind == "power" || spec.scoreKind == "gsa"))
         return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
 #endif
@@ -104,7 +105,7 @@ Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLeve
 #else
     const DeviceFactors& f = *rec.deviceFactors;
     const int count = coarsestLevel - finestLevel + 1;
-    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA, 0);
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA);
     std::vector<torch::Tensor> maxLevels, meanLevels;
     std::vector<float*> maxPtrs, meanPtrs;
     for (int i = 0; i < count; ++i) {

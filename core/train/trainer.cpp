@@ -113,7 +113,10 @@ TrainSummary train(const TrainOptions& o, const std::function<void(const TrainPr
                    const std::atomic<bool>* cancel) {
     validate(o);
     if (o.device != "cpu") orThrow(checkDevice(o.device));
-    const torch::Device device(o.device == "cuda" ? torch::kCUDA : torch::kCPU);
+    const auto cudaIndex = cudaDeviceIndex(o.device);
+    const torch::Device device =
+        cudaIndex ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(*cudaIndex))
+                  : torch::Device(torch::kCPU);
     prepareCpuMath(o.threads);
     torch::manual_seed(o.shape.seed);
 

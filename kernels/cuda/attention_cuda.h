@@ -127,8 +127,14 @@ std::string buildPyramids(const DeviceHeadFactors& head, const PyramidHeads& bat
 /// Number of CUDA devices visible (0 when there is none or the driver is missing).
 int deviceCount();
 
-/// "name (sm_XY, N SMs)" of the current device, or the CUDA error.
+/// "name (sm_XY, N SMs, PCI 0000:1b:00.0, GPU-<uuid>)" of the current device: the bus id and
+/// UUID name the physical GPU whatever CUDA_VISIBLE_DEVICES renumbered. Or the CUDA error.
 std::string deviceDescription();
+
+/// Makes visible device `index` the calling thread's current device (cudaSetDevice): the device
+/// the kernels' legacy default stream and LibTorch's unindexed CUDA device refer to. "" or the
+/// CUDA error.
+std::string useDevice(int index);
 
 /// Bytes of the current device's memory in use (total - free, cudaMemGetInfo: every process and
 /// allocator cache included), or -1 on error. For benchmarks' peak-memory polling.

@@ -1,5 +1,6 @@
 // The device queries of attention_cuda.h (how many GPUs, memory in use, which GPU), apart from
 // the kernels: what `core::checkDevice` and the GPU benchmarks ask before launching anything.
+#include <cstdio>
 #include <string>
 
 #include "kernels/cuda/attention_cuda.h"
@@ -31,8 +32,27 @@ std::string deviceDescription() {
     cudaDeviceProp prop{};
     if (error == cudaSuccess) error = cudaGetDeviceProperties(&prop, device);
     if (error != cudaSuccess) return detail::cudaMessage(error, "deviceDescription");
+    char bus[32] = {};
+    std::snprintf(bus, sizeof bus, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID,
+                  prop.pciDeviceID);
+    // nvidia-smi's spelling of the UUID: GPU-8-4-4-4-12 hex digits.
+    std::string uuid = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(prop.uuid.bytes[i]));
+        uuid += hex;
+        if (i == 3 || i == 5 || i == 7 || i == 9) uuid += '-';
+    }
     return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-           std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
+           std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) +
+           " SMs, PCI " + bus + ", " + uuid + ")";
+}
+
+std::string useDevice(int index) {
+    const cudaError_t error = cudaSetDevice(index);
+    if (error == cudaSuccess) return {};
+    cudaGetLastError();
+    return detail::cudaMessage(error, "cudaSetDevice");
 }
 
 }  // namespace gatescope::kernels::cuda

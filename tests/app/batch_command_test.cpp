@@ -1,7 +1,7 @@
 // `gatescope batch`: a recipe over two tiny models and two inputs produces the expected files; a
 // missing checkpoint fails only its runs; an interrupted batch completes on the next invocation
-// without redoing finished runs; shards (--shard i/K, then --join) and mpirun give the same
-// summary; the HDF5 index reads the runs' per-token losses.
+// without redoing finished runs; shards (--shard i/K, then --join) give the same summary; the
+// HDF5 index reads the runs' per-token losses. (mpirun: batch_parallel_test.cpp.)
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
 
+#include "batch_test_recipe.h"
 #include "cli_runner.h"
-#include "core/sample/random_fox_checkpoint.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope {
@@ -23,45 +23,9 @@ namespace {
 
 using test::quoted;
 using test::runCli;
-
-/// Two byte-level models, three documents (one longer than max_tokens: two chunks), and a third
-/// checkpoint entry that does not exist.
-std::filesystem::path writeRecipe(const test::TempDir& tmp, int docs = 2, bool bad = true,
-                                  const nlohmann::json& figures = nlohmann::json::array()) {
-    core::RandomFoxSpec spec;
-    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
-    EXPECT_TRUE(core::writeRandomFoxCheckpoint(tmp / "fox", spec));
-    spec.forgetGate = false, spec.seed = 2;
-    EXPECT_TRUE(core::writeRandomFoxCheckpoint(tmp / "tfm", spec));
-    std::filesystem::create_directories(tmp / "docs");
-    for (int d = 0; d < docs; ++d) {
-        std::ofstream out(tmp / "docs" / fmt::format("doc{}.txt", d));
-        for (int i = 0; i < 10 + 20 * d; ++i)
-            out << "Gates forget, attention remembers. ";
-    }
-    nlohmann::json checkpoints = {"fox", {{"name", "transformer"}, {"path", "tfm"}}};
-    if (bad) checkpoints.push_back("no-such-model");
-    const nlohmann::json recipe = {{"output", "out"},
-                                   {"checkpoints", checkpoints},
-                                   {"inputs", {"docs"}},
-                                   {"max_tokens", 512},
-                                   {"trace", {{"threads", 1}, {"pyramid_side", 256}}},
-                                   {"analyses", {{"attention", true}, {"bin_width", 64}}},
-                                   {"figures", figures}};
-    std::ofstream(tmp / "recipe.json") << recipe.dump(2);
-    return tmp / "recipe.json";
-}
-
-nlohmann::json summary(const test::TempDir& tmp) {
-    return nlohmann::json::parse(test::readFile(tmp / "out" / "summary.json"));
-}
-
-int count(const nlohmann::json& rows, const std::string& state) {
-    int n = 0;
-    for (const auto& r : rows)
-        n += r["state"] == state ? 1 : 0;
-    return n;
-}
+using test::count;
+using test::summary;
+using test::writeRecipe;
 
 TEST(BatchCommand, RunsEveryEntryAndFailsOnlyTheBadOne) {
     test::TempDir tmp;
@@ -173,22 +137,6 @@ TEST(BatchCommand, ShardsThenJoinEqualOneProcess) {
         EXPECT_EQ(png.substr(1, 3), "PNG") << row["run"];
     }
 #endif
-}
-
-TEST(BatchCommand, MpirunShardsAndRankZeroJoins) {
-    if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
-    test::TempDir tmp;
-    const auto recipe = writeRecipe(tmp, 2, false);
-    const std::string cmd = fmt::format(
-        "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root "
-        "--oversubscribe -n 3 {} batch {} > {} 2>&1",
-        GATESCOPE_CLI, quoted(recipe), quoted(tmp / "mpi.log"));
-    const int code = std::system(cmd.c_str());
-    ASSERT_EQ(WEXITSTATUS(code), 0) << test::readFile(tmp / "mpi.log");
-    const auto log = test::readFile(tmp / "mpi.log");
-    for (int rank = 0; rank < 3; ++rank)
-        EXPECT_NE(log.find(fmt::format("shard {}/3", rank)), std::string::npos) << log;
-    EXPECT_EQ(count(summary(tmp), "done"), 8);
 }
 
 TEST(BatchCommand, BadRecipeIsAClearError) {

@@ -166,7 +166,7 @@ void traceBothAndCompare(core::TraceRequest request, const fs::path& dir, const 
     request.device = "cuda";
     auto gpuRun = core::runTraceJob(request, {}, nullptr);
     ASSERT_TRUE(gpuRun) << gpuRun.error().describe();
-    EXPECT_EQ(gpuRun->device.rfind("cuda: ", 0), 0u) << gpuRun->device;
+    EXPECT_EQ(gpuRun->device.rfind("cuda:0: ", 0), 0u) << gpuRun->device;
     EXPECT_EQ(gpuRun->attentionPath.rfind("cuda", 0), 0u) << gpuRun->attentionPath;
     auto cpu = data::TraceReader::open(dir / "cpu.h5");
     auto gpu = data::TraceReader::open(dir / "gpu.h5");
