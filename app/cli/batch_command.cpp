@@ -121,8 +121,12 @@ public:
             *recipe, plan, worker,
             [&](const core::BatchProgress& p) {
                 if (p.state == "running") return;
-                fmt::print(stderr, "gatescope: {} [{}/{}] {}: {}\n", who, p.done, p.total, p.run,
-                           p.state);
+                if (p.sharedQueue)
+                    fmt::print(stderr, "gatescope: {} [{} here, of {}] {}: {}\n", who, p.done,
+                               p.total, p.run, p.state);
+                else
+                    fmt::print(stderr, "gatescope: {} [{}/{}] {}: {}\n", who, p.done, p.total,
+                               p.run, p.state);
             },
             &installInterruptFlag());
         if (!outcome) return reportError(outcome.error());

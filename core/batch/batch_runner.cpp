@@ -152,15 +152,13 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
     ShardOutcome outcome;
     BatchProgress p;
     p.total = static_cast<int>(mine.size());
+    p.sharedQueue = queued;
     for (const BatchRun* run : mine) {
         if (cancel && cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
         if (queued) {
             auto claimed = claims.tryClaim(*run);
             if (!claimed) return claimed.error();
-            if (!*claimed) {
-                --p.total;  // another process of this launch has it
-                continue;
-            }
+            if (!*claimed) continue;  // another process of this launch has it
         }
         p.run = run->id;
         if (readRunStatus(recipe, *run).state == "done") {

@@ -43,8 +43,9 @@ struct RunStatus {
 RunStatus readRunStatus(const BatchRecipe& recipe, const BatchRun& run);
 
 struct BatchProgress {
-    int done = 0, total = 0;  ///< runs of this shard finished (any outcome) / to run
-    std::string run;          ///< the run now starting or just finished
+    int done = 0, total = 0;   ///< runs this process finished (any outcome) / its share
+    bool sharedQueue = false;  ///< total is the launch's whole queue, shared with other processes
+    std::string run;           ///< the run now starting or just finished
     std::string state;
     double runFraction = 0;  ///< progress inside the current run
 };

@@ -1,9 +1,15 @@
 #include "core/checkpoint/checkpoint.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -108,10 +114,39 @@ std::vector<std::string> Checkpoint::tensorNames() const {
     return names;
 }
 
-Result<std::vector<std::string>> Checkpoint::weightSha256() const {
+namespace {
+
+/// A file's identity for the digest memo: a rewritten file changes size or modification time.
+using FileIdentity = std::tuple<dev_t, ino_t, off_t, int64_t, int64_t>;
+
+std::optional<FileIdentity> identityOf(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return FileIdentity{st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+}
+
+Result<std::string> rememberedSha256(const std::filesystem::path& path,
+                                     const std::atomic<bool>* stop) {
+    static std::mutex mutex;
+    static std::map<FileIdentity, std::string> digests;
+    const auto before = identityOf(path);
+    if (before) {
+        std::lock_guard lock(mutex);
+        if (auto it = digests.find(*before); it != digests.end()) return it->second;
+    }
+    auto digest = sha256File(path, stop);
+    if (!digest || !before || identityOf(path) != before) return digest;  // changed meanwhile
+    std::lock_guard lock(mutex);
+    digests[*before] = *digest;
+    return digest;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Checkpoint::weightSha256(const std::atomic<bool>* stop) const {
     std::vector<std::string> out;
     for (const auto& file : m_files) {
-        Result<std::string> digest = sha256File(file->path());
+        Result<std::string> digest = rememberedSha256(file->path(), stop);
         if (!digest) return digest.error();
         out.push_back(std::move(digest).value());
     }

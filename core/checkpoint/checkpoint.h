@@ -2,6 +2,7 @@
 // model.safetensors.index.json. Pickle-based pytorch_model.bin is refused with a conversion hint.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -35,8 +36,10 @@ public:
     std::vector<std::string> tensorNames() const;
 
     /// SHA-256 (lowercase hex) of each weight file, in weightFiles() order. Reads every byte:
-    /// seconds for a GB-size checkpoint. Error if a file cannot be read.
-    Result<std::vector<std::string>> weightSha256() const;
+    /// seconds for a GB-size checkpoint, once per process: digests are remembered by file
+    /// identity (device, inode, size, modification time), so a batch hashes each checkpoint once.
+    /// Thread-safe. Errors: a file cannot be read (Io); `stop` set (Cancelled).
+    Result<std::vector<std::string>> weightSha256(const std::atomic<bool>* stop = nullptr) const;
 
 private:
     std::filesystem::path m_dir;
@@ -47,6 +50,8 @@ private:
 
 /// SHA-256 (lowercase hex) of a byte range and of a whole file.
 std::string sha256Hex(const void* data, std::size_t size);
-Result<std::string> sha256File(const std::filesystem::path& path);
+/// `stop` (may be null) is polled between 1 MiB reads: set, the function returns Cancelled.
+Result<std::string> sha256File(const std::filesystem::path& path,
+                               const std::atomic<bool>* stop = nullptr);
 
 }  // namespace gatescope::core

@@ -136,7 +136,7 @@ std::string sha256Hex(const void* data, std::size_t size) {
     return hasher.finishHex();
 }
 
-Result<std::string> sha256File(const std::filesystem::path& path) {
+Result<std::string> sha256File(const std::filesystem::path& path, const std::atomic<bool>* stop) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                          &std::fclose);
     if (!file) {
@@ -146,6 +146,8 @@ Result<std::string> sha256File(const std::filesystem::path& path) {
     Sha256 hasher;
     std::vector<uint8_t> buffer(std::size_t{1} << 20);
     while (true) {
+        if (stop && stop->load())
+            return Error{ErrorKind::Cancelled, "cancelled while hashing", path.string(), {}};
         const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
         if (got > 0) hasher.update(buffer.data(), got);
         if (got < buffer.size()) {

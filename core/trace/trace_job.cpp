@@ -1,6 +1,8 @@
 #include "core/trace/trace_job.h"
 
+#include <atomic>
 #include <chrono>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -46,6 +48,16 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
 
     auto checkpoint = Checkpoint::open(request.modelDir);
     if (!checkpoint) return checkpoint.error();
+    // The weights' digests for the manifest read every byte (seconds for a GB checkpoint): they
+    // are computed beside the forward, and abandoned if the job ends early.
+    std::atomic<bool> stopHashing = false;
+    auto weightSha256 = std::async(std::launch::async, [c = *checkpoint, &stopHashing] {
+        return c->weightSha256(&stopHashing);
+    });
+    struct StopOnExit {
+        std::atomic<bool>& flag;
+        ~StopOnExit() { flag = true; }
+    } stopOnExit{stopHashing};
     auto model = loadModel(*checkpoint);
     if (!model) return model.error();
 
@@ -81,10 +93,11 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     if (!result) return result.error();
 
     report(0.97, "writing", n);
-    auto manifest =
-        buildTraceManifest(**checkpoint, tok, request, *input, result->attentionPath, *device);
-    if (!manifest) return manifest.error();
-    if (auto st = (*writer)->writeManifest(*manifest); !st) return st.error();
+    auto hashes = weightSha256.get();
+    if (!hashes) return hashes.error();
+    const auto manifest = buildTraceManifest(**checkpoint, *hashes, tok, request, *input,
+                                             result->attentionPath, *device);
+    if (auto st = (*writer)->writeManifest(manifest); !st) return st.error();
     const std::string attentionPath = result->attentionPath;
     if (auto st = (*writer)->writePerToken(perToken(std::move(*result))); !st) return st.error();
     if (cancel && cancel->load())

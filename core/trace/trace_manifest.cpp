@@ -5,17 +5,16 @@
 
 namespace gatescope::core {
 
-Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const Tokenizer* tokenizer,
-                                          const TraceRequest& request, const InputTokens& input,
-                                          const std::string& attentionPath,
-                                          const std::string& device) {
-    auto hashes = checkpoint.weightSha256();
-    if (!hashes) return hashes.error();
+nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
+                                  const std::vector<std::string>& weightSha256,
+                                  const Tokenizer* tokenizer, const TraceRequest& request,
+                                  const InputTokens& input, const std::string& attentionPath,
+                                  const std::string& device) {
     data::Manifest m;
     m.checkpointPath = std::filesystem::absolute(checkpoint.dir()).string();
     const auto files = checkpoint.weightFiles();
     for (std::size_t i = 0; i < files.size(); ++i) {
-        m.weightSha256[files[i].filename().string()] = (*hashes)[i];
+        m.weightSha256[files[i].filename().string()] = weightSha256[i];
     }
     m.modelType = checkpoint.modelType();
     m.modelConfig = checkpoint.config();

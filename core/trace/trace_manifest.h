@@ -12,12 +12,13 @@
 
 namespace gatescope::core {
 
-/// Hashes the weight files (reads them all) and gathers config, tokenizer identity, input hash,
-/// version, device, dtypes and the attention path. `tokenizer` may be null (id inputs).
-/// `device` is checkDevice's description ("cpu", "cuda: NVIDIA H200 (sm_90, 132 SMs)").
-Result<nlohmann::json> buildTraceManifest(const Checkpoint& checkpoint, const Tokenizer* tokenizer,
-                                          const TraceRequest& request, const InputTokens& input,
-                                          const std::string& attentionPath,
-                                          const std::string& device);
+/// Gathers the weight files' digests (Checkpoint::weightSha256, in weightFiles() order), config,
+/// tokenizer identity, input hash, version, device, dtypes and the attention path. `tokenizer` may
+/// be null (id inputs). `device` is checkDevice's description ("cpu", "cuda:0: NVIDIA H200 ...").
+nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
+                                  const std::vector<std::string>& weightSha256,
+                                  const Tokenizer* tokenizer, const TraceRequest& request,
+                                  const InputTokens& input, const std::string& attentionPath,
+                                  const std::string& device);
 
 }  // namespace gatescope::core
