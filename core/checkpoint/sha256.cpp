@@ -12,9 +12,8 @@
 #include "core/checkpoint/checkpoint.h"
 
 namespace gatescope::core {
-namespace {
 
-constexpr std::array<uint32_t, 64> kRound = {
+const std::array<uint32_t, 64> detail::kSha256Round = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -23,6 +22,8 @@ constexpr std::array<uint32_t, 64> kRound = {
     0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+namespace {
 
 constexpr std::array<uint32_t, 8> kInitial = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -41,43 +42,57 @@ std::string toHex(const std::array<uint8_t, 32>& digest) {
 
 Sha256::Sha256() : m_state(kInitial) {}
 
-void Sha256::compress(const uint8_t* block) {
-    std::array<uint32_t, 64> w;
-    for (int i = 0; i < 16; ++i) {
-        w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) |
-               (uint32_t{block[4 * i + 2]} << 8) | uint32_t{block[4 * i + 3]};
+void detail::sha256CompressPortable(std::array<uint32_t, 8>& state, const uint8_t* blocks,
+                                    std::size_t count) {
+    for (; count > 0; --count, blocks += 64) {
+        const uint8_t* block = blocks;
+        std::array<uint32_t, 64> w;
+        for (int i = 0; i < 16; ++i) {
+            w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) |
+                   (uint32_t{block[4 * i + 2]} << 8) | uint32_t{block[4 * i + 3]};
+        }
+        for (int i = 16; i < 64; ++i) {
+            const uint32_t s0 =
+                std::rotr(w[i - 15], 7) ^ std::rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+            const uint32_t s1 =
+                std::rotr(w[i - 2], 17) ^ std::rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+        }
+        uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+        uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+        for (int i = 0; i < 64; ++i) {
+            const uint32_t s1 = std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25);
+            const uint32_t choose = (e & f) ^ (~e & g);
+            const uint32_t t1 = h + s1 + choose + kSha256Round[i] + w[i];
+            const uint32_t s0 = std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22);
+            const uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+            const uint32_t t2 = s0 + majority;
+            h = g;
+            g = f;
+            f = e;
+            e = d + t1;
+            d = c;
+            c = b;
+            b = a;
+            a = t1 + t2;
+        }
+        state[0] += a;
+        state[1] += b;
+        state[2] += c;
+        state[3] += d;
+        state[4] += e;
+        state[5] += f;
+        state[6] += g;
+        state[7] += h;
     }
-    for (int i = 16; i < 64; ++i) {
-        const uint32_t s0 = std::rotr(w[i - 15], 7) ^ std::rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        const uint32_t s1 = std::rotr(w[i - 2], 17) ^ std::rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = m_state[0], b = m_state[1], c = m_state[2], d = m_state[3];
-    uint32_t e = m_state[4], f = m_state[5], g = m_state[6], h = m_state[7];
-    for (int i = 0; i < 64; ++i) {
-        const uint32_t s1 = std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25);
-        const uint32_t choose = (e & f) ^ (~e & g);
-        const uint32_t t1 = h + s1 + choose + kRound[i] + w[i];
-        const uint32_t s0 = std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22);
-        const uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
-        const uint32_t t2 = s0 + majority;
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    m_state[0] += a;
-    m_state[1] += b;
-    m_state[2] += c;
-    m_state[3] += d;
-    m_state[4] += e;
-    m_state[5] += f;
-    m_state[6] += g;
-    m_state[7] += h;
+}
+
+void Sha256::compress(const uint8_t* blocks, std::size_t count) {
+    static const bool hardware = detail::sha256HardwareAvailable();
+    if (hardware)
+        detail::sha256CompressHardware(m_state, blocks, count);
+    else
+        detail::sha256CompressPortable(m_state, blocks, count);
 }
 
 void Sha256::update(const void* data, std::size_t size) {
@@ -90,13 +105,13 @@ void Sha256::update(const void* data, std::size_t size) {
         bytes += take;
         size -= take;
         if (m_buffered < m_buffer.size()) return;
-        compress(m_buffer.data());
+        compress(m_buffer.data(), 1);
         m_buffered = 0;
     }
-    while (size >= 64) {
-        compress(bytes);
-        bytes += 64;
-        size -= 64;
+    if (size >= 64) {
+        compress(bytes, size / 64);
+        bytes += size / 64 * 64;
+        size %= 64;
     }
     if (size > 0) {
         std::memcpy(m_buffer.data(), bytes, size);

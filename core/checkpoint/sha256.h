@@ -21,12 +21,27 @@ public:
     std::string finishHex();
 
 private:
-    void compress(const uint8_t* block);
+    void compress(const uint8_t* blocks, std::size_t count);
 
     std::array<uint32_t, 8> m_state;
     std::array<uint8_t, 64> m_buffer{};
     std::size_t m_buffered = 0;
     uint64_t m_totalBytes = 0;
 };
+
+namespace detail {
+
+/// The FIPS 180-4 round constants.
+extern const std::array<uint32_t, 64> kSha256Round;
+
+/// Compresses `count` 64-byte blocks into `state`: the portable code, and the x86 SHA extensions
+/// (SHA-NI; several times faster) where the processor has them (sha256HardwareAvailable()).
+void sha256CompressPortable(std::array<uint32_t, 8>& state, const uint8_t* blocks,
+                            std::size_t count);
+bool sha256HardwareAvailable();
+void sha256CompressHardware(std::array<uint32_t, 8>& state, const uint8_t* blocks,
+                            std::size_t count);
+
+}  // namespace detail
 
 }  // namespace gatescope::core

@@ -1,4 +1,8 @@
-// SHA-256 against published NIST vectors and Python's hashlib.
+// SHA-256 against published NIST vectors and Python's hashlib; the SHA-NI path against the
+// portable one on random blocks and states.
+#include <random>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "checkpoint_test_helpers.h"
@@ -71,6 +75,23 @@ TEST(CheckpointSha256, PaddingBoundariesAndMegabyteMatchHashlib) {
     Result<std::string> fileDigest = sha256File(dir / "mb.bin");
     ASSERT_TRUE(fileDigest.ok()) << fileDigest.error().describe();
     EXPECT_EQ(*fileDigest, lines.back());
+}
+
+TEST(CheckpointSha256, HardwareCompressionEqualsThePortableCode) {
+    if (!detail::sha256HardwareAvailable()) GTEST_SKIP() << "no SHA extensions on this processor";
+    std::mt19937 random(11);
+    std::vector<uint8_t> data(64 * 300);
+    for (auto& byte : data)
+        byte = static_cast<uint8_t>(random());
+    for (std::size_t blocks : {1u, 2u, 3u, 17u, 300u}) {
+        std::array<uint32_t, 8> portable, hardware;
+        for (auto& word : portable)
+            word = static_cast<uint32_t>(random());
+        hardware = portable;
+        detail::sha256CompressPortable(portable, data.data(), blocks);
+        detail::sha256CompressHardware(hardware, data.data(), blocks);
+        EXPECT_EQ(hardware, portable) << blocks << " blocks";
+    }
 }
 
 TEST(CheckpointSha256, MissingFileIsAnIoErrorNamingIt) {
