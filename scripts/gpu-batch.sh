@@ -11,7 +11,8 @@
 #   4. compares every trace's per-token losses between the two, bit for bit, and prints the
 #      devices the summary and the trace manifests name;
 #   5. `trace --device cuda:1` against `--device cuda:0` on one input.
-# Usage: scripts/gpu-batch.sh [build-dir]   (summaries under $OUT when set)
+# Usage: [LAYERS=12 HIDDEN=768 HEADS=12 SIZES="32768 ..." SCENARIOS="written compute"]
+#        scripts/gpu-batch.sh [build-dir]   (summaries under $OUT when set)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/gpu-headless}
@@ -28,16 +29,21 @@ ninja -C "$build" -j"$(nproc)" gatescope >"$logs/build.log" 2>&1 ||
     { grep -E "error|FAILED" -A3 "$logs/build.log" | head -60; exit 1; }
 echo "== CLI built in $(($(date +%s) - start)) s"
 cli=$PWD/$build/app/gatescope
+# The model and documents (defaults: a 12-layer, 768-wide FoX; 12 documents of 1k..32k bytes).
+layers=${LAYERS:-12} hidden=${HIDDEN:-768} heads=${HEADS:-12}
+sizes=${SIZES:-32768 24576 16384 12288 8192 6144 4096 3072 2048 1024 1024 1024}
+scenarios=${SCENARIOS:-written compute}
+echo "== FoX $layers layers x $hidden wide, $heads heads; documents of $sizes bytes; $scenarios"
 work=/tmp/gpu-batch
 rm -rf "$work" && mkdir -p "$work/docs"
-"$cli" train --arch fox --layers 12 --hidden 768 --heads 12 --steps 1 --batch 1 --seq-len 256 \
+"$cli" train --arch fox --layers "$layers" --hidden "$hidden" --heads "$heads" --steps 1 --batch 1 --seq-len 256 \
     --device cuda --corpus README.md --out "$work/fox" >"$logs/train.log" 2>&1 ||
     { tail -20 "$logs/train.log"; exit 1; }
-python3 - "$work/docs" <<'PY'
+python3 - "$work/docs" "$sizes" <<'PY'
 import random, sys
 random.seed(7)
 words = open('README.md').read().split()
-for i, n in enumerate([32768, 24576, 16384, 12288, 8192, 6144, 4096, 3072, 2048, 1024, 1024, 1024]):
+for i, n in enumerate(int(s) for s in sys.argv[2].split()):
     text = ''
     while len(text) < n:
         text += ' '.join(random.choice(words) for _ in range(64)) + '\n'
@@ -45,7 +51,7 @@ for i, n in enumerate([32768, 24576, 16384, 12288, 8192, 6144, 4096, 3072, 2048,
 PY
 pair() {  # TAG PYRAMIDS(true|false): one process, then mpirun, same recipe
 cat >"$work/recipe.json" <<'JSON'
-{"output": "OUTDIR", "checkpoints": ["fox"], "inputs": ["docs"], "max_tokens": 32768,
+{"output": "OUTDIR", "checkpoints": ["fox"], "inputs": ["docs"], "max_tokens": 65536,
  "trace": {"device": "cuda", "dtype": "bfloat16", "pyramids": PYRAMIDS, "factors": false,
            "compression": "none"},
  "analyses": {"attention": false}}
@@ -110,8 +116,9 @@ dd if=/dev/zero of=$work/dd.bin bs=16M count=256 conv=fsync 2>&1 | tail -1
 rm -f $work/dd.bin
 cp $work/one/summary.csv $results/$1-one-summary.csv; cp $work/many/summary.csv $results/$1-many-summary.csv
 }
-pair written true
-pair compute false
+for scenario in $scenarios; do
+    pair "$scenario" "$([[ $scenario == written ]] && echo true || echo false)"
+done
 
 echo "== trace --device cuda:1 against cuda:0"
 for d in 0 1; do

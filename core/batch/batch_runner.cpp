@@ -72,7 +72,8 @@ double meanLoss(const std::filesystem::path& trace) {
 }
 
 RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const BatchWorker& worker,
-                  const std::atomic<bool>* cancel, const std::function<void(double)>& onFraction) {
+                  LoadedModelCache& models, const std::atomic<bool>* cancel,
+                  const std::function<void(double)>& onFraction) {
     RunStatus s;
     s.id = run.id;
     s.state = "failed";
@@ -90,7 +91,7 @@ RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const BatchWor
     std::error_code ec;
     std::filesystem::create_directories(request.out.parent_path(), ec);
     auto outcome = runTraceJob(
-        request, [&](const TraceProgress& p) { onFraction(p.fraction); }, cancel);
+        request, [&](const TraceProgress& p) { onFraction(p.fraction); }, cancel, &models);
     if (!outcome) {
         s.state = outcome.error().kind == ErrorKind::Cancelled ? "pending" : "failed";
         s.error = outcome.error().describe();
@@ -149,6 +150,7 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
                                           {"pid", static_cast<int64_t>(::getpid())},
                                           {"device", worker.device}}
                                .dump());
+    LoadedModelCache models;  // consecutive runs of one checkpoint load it once
     ShardOutcome outcome;
     BatchProgress p;
     p.total = static_cast<int>(mine.size());
@@ -171,7 +173,7 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
         p.state = "running";
         p.runFraction = 0;
         if (progress) progress(p);
-        const RunStatus s = execute(recipe, *run, worker, cancel, [&](double f) {
+        const RunStatus s = execute(recipe, *run, worker, models, cancel, [&](double f) {
             p.runFraction = f;
             if (progress) progress(p);
         });
