@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/forward_block.h"
 #include "kernels/cpu/wall_scores.h"
 
@@ -23,7 +24,8 @@ void wallQueryBlock(const WallHead& head, int64_t qb, float* out, float* lse,
     const int64_t i0 = qb * kWallSubBlock;
     const int64_t rows = std::min(kWallSubBlock, head.n - i0);
     detail::resetQueryBlock(sc);
-    for (int64_t j0 = 0; j0 < i0 + rows; j0 += kWallSubBlock) {
+    for (int64_t j0 = 0, visited = 0; j0 < i0 + rows; j0 += kWallSubBlock) {
+        if (visited++ % detail::kCancelCheckBlocks == 0) throwIfCancelled();
         const int64_t cols = std::min(kWallSubBlock, head.n - j0);
         detail::packValues(head.v, head.vRow(), j0, cols, sc);
         std::fill(sc.s.begin(), sc.s.end(), 0.0f);

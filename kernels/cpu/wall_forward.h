@@ -11,7 +11,8 @@ namespace gatescope::kernels {
 /// Computes out[i] = sum_j A[i,j] v_j (row-major [n, dv]) and lse[i] (natural log) for one head;
 /// `head.lse` is ignored. options.blockSize is ignored (blocks are kWallSubBlock = 64 keys, the
 /// anchor granularity); options.roundProbsToBf16 rounds probabilities before P.V as bf16
-/// kernels do. Pure function of its inputs; call from any thread (it does not spawn).
+/// kernels do. Pure function of its inputs; call from any thread (it does not spawn). Throws
+/// Cancelled every few key blocks when the thread's cancellation test (cancel.h) says so.
 /// Preconditions: n >= 0, 0 < dk, 0 <= gatedChannels <= dk, dv > 0, P non-increasing.
 void wallForward(const WallHead& head, float* out, float* lse, const ForwardOptions& options = {});
 
