@@ -1,11 +1,14 @@
 #include "core/batch/batch_recipe.h"
 
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/batch/output_paths.h"
 #include "core/batch/recipe_toml.h"
+#include "core/trace/thread_limit.h"
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 
@@ -32,7 +35,11 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     out.dtype = dtype == "bfloat16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
     out.device = t.value("device", "cpu");
     out.threads = t.value("threads", 0);
+    if (auto st = checkThreadCount(out.threads); !st)
+        return r.error("trace.threads", st.error().message);
     out.layers = t.value("layers", std::vector<int>{});
+    for (int layer : out.layers)
+        if (layer < 0) return r.error("trace.layers", "layer indices are >= 0");
     out.storePyramids = t.value("pyramids", true);
     out.storeFactors = t.value("factors", true);
     out.storeValues = t.value("values", false);
@@ -54,19 +61,13 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
     BatchRecipe recipe;
     recipe.file = std::filesystem::absolute(file);
     const Reader r{recipe.file};
-    if (file.extension() == ".toml") {
-        auto toml = readTomlAsJson(recipe.file);
-        if (!toml) return toml.error();
-        recipe.source = std::move(*toml);
-    } else {
-        std::ifstream in(file);
-        if (!in) return Error{ErrorKind::Io, "cannot open the recipe", file.string(), {}};
-        try {
-            recipe.source = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception& e) {
-            return r.error({}, std::string("not valid JSON: ") + e.what());
-        }
-    }
+    auto text = data::readRegularFile(file, data::input_limits::kRecipe, "a batch recipe");
+    if (!text) return text.error();
+    auto parsed = file.extension() == ".toml" ? parseTomlAsJson(*text, recipe.file)
+                                              : data::parseBoundedJson(*text, recipe.file.string());
+    if (!parsed) return parsed.error();
+    recipe.source = std::move(parsed).value();
+    if (!recipe.source.is_object()) return r.error({}, "a recipe is a JSON object (TOML table)");
     const auto& j = recipe.source;
     const auto base = recipe.file.parent_path();
     try {
@@ -77,8 +78,16 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
             RecipeCheckpoint cp;
             cp.path =
                 base / (c.is_string() ? c.get<std::string>() : c.at("path").get<std::string>());
-            cp.name = c.is_object() && c.contains("name") ? c["name"].get<std::string>()
-                                                          : cp.path.filename().string();
+            const bool named = c.is_object() && c.contains("name");
+            cp.name = named ? c["name"].get<std::string>() : cp.path.filename().string();
+            if (!isSafeRunName(cp.name))
+                return r.error(
+                    "checkpoints",
+                    fmt::format("checkpoint name '{}'{} cannot name the output folders: "
+                                "use 1-{} of A-Z a-z 0-9 . _ - +, not starting with "
+                                "'.'{}",
+                                cp.name, named ? "" : " (the folder's name)", kMaxRunNameBytes,
+                                named ? "" : ", or give the checkpoint a \"name\""));
             if (!names.insert(cp.name).second)
                 return r.error("checkpoints", "two checkpoints are named '" + cp.name +
                                                   "': give them distinct \"name\"s");
@@ -104,9 +113,17 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
             return st.error();
         recipe.figures = j.value("figures", nlohmann::json::array());
-        for (const auto& f : recipe.figures)
+        if (!recipe.figures.is_array()) return r.error("figures", "a list of figures");
+        for (const auto& f : recipe.figures) {
             if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
                 return r.error("figures", "each figure is an object with a \"figure\" kind");
+            for (const char* key : {"layer", "head", "dpi"})
+                if (f.contains(key) && !f[key].is_number_integer())
+                    return r.error(std::string("figures.") + key, "an integer");
+            for (const char* key : {"map", "range", "format"})
+                if (f.contains(key) && !f[key].is_string())
+                    return r.error(std::string("figures.") + key, "a string");
+        }
         const auto a = j.value("analyses", nlohmann::json::object());
         recipe.analyses.loss = a.value("loss", true);
         recipe.analyses.gates = a.value("gates", true);
