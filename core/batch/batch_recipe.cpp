@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/analysis_limits.h"
 #include "core/batch/output_paths.h"
 #include "core/batch/recipe_toml.h"
 #include "core/trace/thread_limit.h"
@@ -53,6 +54,23 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
         return r.error("trace.compression", "deflate, zstd, lz4 or none");
     out.writer.compression = names.at(compression);
     return Ok{};
+}
+
+// analyses.KEY: an integer in [lo, hi] (the ranges the `stats` options have), `fallback` when
+// absent. Checked here so that a recipe's "bins_per_octave": 1e9 is refused when the recipe is
+// read, naming the key, rather than after every run.
+Result<int64_t> analysisInteger(const nlohmann::json& a, const char* key, int64_t fallback,
+                                int64_t lo, int64_t hi, const Reader& r) {
+    const std::string name = std::string("analyses.") + key;
+    if (!a.contains(key)) return fallback;
+    const auto& v = a[key];
+    if (!v.is_number_integer())
+        return r.error(name, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
+        return r.error(name, fmt::format("{} is {}; allowed: {} to {}", key, v.dump(), lo, hi));
+    if (auto st = checkOptionRange(key, v.get<int64_t>(), lo, hi); !st)
+        return r.error(name, st.error().message);
+    return v.get<int64_t>();
 }
 
 }  // namespace
@@ -125,12 +143,19 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
                     return r.error(std::string("figures.") + key, "a string");
         }
         const auto a = j.value("analyses", nlohmann::json::object());
+        if (!a.is_object()) return r.error("analyses", "an object");
         recipe.analyses.loss = a.value("loss", true);
         recipe.analyses.gates = a.value("gates", true);
         recipe.analyses.attention = a.value("attention", false);
-        recipe.analyses.linearBinWidth = a.value("bin_width", int64_t{256});
-        recipe.analyses.binsPerOctave = a.value("bins_per_octave", 4);
-        recipe.analyses.smoothingWindow = a.value("smoothing_window", 101);
+        auto binWidth = analysisInteger(a, "bin_width", 256, 1, kMaxBinWidth, r);
+        if (!binWidth) return binWidth.error();
+        auto binsPerOctave = analysisInteger(a, "bins_per_octave", 4, 1, kMaxBinsPerOctave, r);
+        if (!binsPerOctave) return binsPerOctave.error();
+        auto smoothing = analysisInteger(a, "smoothing_window", 101, 1, kMaxSmoothingWindow, r);
+        if (!smoothing) return smoothing.error();
+        recipe.analyses.linearBinWidth = *binWidth;
+        recipe.analyses.binsPerOctave = static_cast<int>(*binsPerOctave);
+        recipe.analyses.smoothingWindow = static_cast<int>(*smoothing);
     } catch (const nlohmann::json::exception& e) {
         return r.error({}, std::string("unexpected value: ") + e.what());
     }

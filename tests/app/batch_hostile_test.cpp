@@ -42,8 +42,9 @@ TEST(BatchHostile, NamesThatWouldLeaveTheOutputFolderAreRefusedAtLoad) {
     test::TempDir tmp;
     writeModelAndDoc(tmp);
     const auto before = filesUnder(tmp.path);
-    const std::vector<std::string> names = {"../../escaped", "/tmp/gatescope-escaped", "a/b", "..",
-                                            ".", "", "bad\nname", std::string(101, 'n')};
+    const std::vector<std::string> names = {
+        "../../escaped", "/tmp/gatescope-escaped", "a/b", "..", ".", "",
+        "bad\nname",     std::string(101, 'n')};
     for (const std::string& name : names) {
         const nlohmann::json recipe = {{"output", "out"},
                                        {"checkpoints", {{{"name", name}, {"path", "fox"}}}},
@@ -93,6 +94,26 @@ TEST(BatchHostile, RecipeThreadCountsAreBounded) {
     test::expectClearError(r, "recipe.json", "trace.threads");
     EXPECT_NE(r.err.find("100000 threads"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(tmp / "work" / "out"));
+}
+
+TEST(BatchHostile, RecipeAnalysisOptionsAreBoundedAtLoad) {
+    test::TempDir tmp;
+    writeModelAndDoc(tmp);
+    for (const auto& [analyses, key] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"bins_per_octave": 1e9})", "analyses.bins_per_octave"},
+             {R"({"bins_per_octave": 1000000000})", "analyses.bins_per_octave"},
+             {R"({"bins_per_octave": 0})", "analyses.bins_per_octave"},
+             {R"({"bin_width": -1})", "analyses.bin_width"},
+             {R"({"bin_width": 18446744073709551615})", "analyses.bin_width"},
+             {R"({"smoothing_window": "x"})", "analyses.smoothing_window"},
+             {R"([1, 2])", "analyses"}}) {
+        auto r = batch(tmp, "recipe.json",
+                       R"({"output": "out", "checkpoints": ["fox"], "inputs": ["doc.txt"],
+                           "analyses": )" +
+                           analyses + "}");
+        test::expectClearError(r, "recipe.json", key);
+        EXPECT_FALSE(fs::exists(tmp / "work" / "out")) << analyses;
+    }
 }
 
 TEST(BatchHostile, AFifoStatusFileDoesNotHangTheBatch) {
