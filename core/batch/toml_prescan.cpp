@@ -16,6 +16,7 @@ public:
         : m_text(text), m_file(file), m_limits(limits) {}
 
     Status run() {
+        if (m_text.substr(0, 3) == "\xEF\xBB\xBF") m_pos = 3;  // a UTF-8 byte order mark
         while (m_pos < m_text.size()) {
             const char c = m_text[m_pos];
             if (c == '#') {
@@ -24,10 +25,11 @@ public:
                 continue;
             }
             if (c == '"' || c == '\'') {
-                skipString(c);
+                if (auto st = skipString(c); !st) return st;
                 m_keyStarted = true;
                 continue;
             }
+            if (isNonAscii(c)) return nonAscii();
             if (c == '\n') {
                 ++m_line;
                 if (m_stack.empty()) startKey();
@@ -44,6 +46,17 @@ public:
 private:
     Error error(std::string what) const {
         return Error{ErrorKind::Format, fmt::format("line {}: {}", m_line, what), m_file, {}};
+    }
+
+    static bool isNonAscii(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+
+    // TOML allows non-ASCII characters only in strings and comments; toml++ 3.3 (Debian 12)
+    // reaches __builtin_unreachable() in is_non_ascii_horizontal_whitespace() for many of them
+    // where it looks for whitespace (found by fuzz/recipe_toml_fuzz), so they stop here.
+    Error nonAscii() const {
+        return error(
+            "a non-ASCII character outside a string or comment (TOML allows them only "
+            "inside strings and comments)");
     }
 
     void startKey() {
@@ -123,9 +136,10 @@ private:
         while (m_pos < m_text.size() && m_text[m_pos] != ']' && m_text[m_pos] != '\n') {
             const char c = m_text[m_pos];
             if (c == '"' || c == '\'') {
-                skipString(c);
+                if (auto st = skipString(c); !st) return st;
                 continue;
             }
+            if (isNonAscii(c)) return nonAscii();
             if (c == '.') {
                 if (auto st = countDot(); !st) return st;
             }
@@ -142,37 +156,48 @@ private:
         return Ok{};
     }
 
-    // Skips a basic, literal or multi-line string starting at m_pos, counting its lines.
-    void skipString(char quote) {
+    // Skips a basic, literal or multi-line string starting at m_pos, counting its lines. A
+    // backslash of a basic string followed (after any whitespace and line breaks) by a non-ASCII
+    // character is refused: toml++ tests that character for whitespace (the bug above).
+    Status skipString(char quote) {
         const bool multi =
             m_text.substr(m_pos, 3) == std::string_view(quote == '"' ? "\"\"\"" : "'''");
         m_pos += multi ? 3 : 1;
         while (m_pos < m_text.size()) {
             const char c = m_text[m_pos];
             if (c == '\\' && quote == '"') {
+                std::size_t next = m_pos + 1;
+                while (next < m_text.size() && (m_text[next] == ' ' || m_text[next] == '\t' ||
+                                                m_text[next] == '\r' || m_text[next] == '\n'))
+                    ++next;
+                if (next < m_text.size() && isNonAscii(m_text[next]))
+                    return error(
+                        "a non-ASCII character after a backslash in a string (write it "
+                        "as \\uXXXX)");
                 if (m_pos + 1 < m_text.size() && m_text[m_pos + 1] == '\n') ++m_line;
                 m_pos += 2;
                 continue;
             }
             if (c == '\n') {
-                if (!multi) return;  // unterminated: the parser reports it
+                if (!multi) return Ok{};  // unterminated: the parser reports it
                 ++m_line;
             }
             if (c == quote) {
                 if (!multi) {
                     ++m_pos;
-                    return;
+                    return Ok{};
                 }
                 if (m_text.substr(m_pos, 3) == std::string_view(quote == '"' ? "\"\"\"" : "'''")) {
                     m_pos += 3;
                     // Up to two more quotes belong to the string's content.
                     for (int k = 0; k < 2 && m_pos < m_text.size() && m_text[m_pos] == quote; ++k)
                         ++m_pos;
-                    return;
+                    return Ok{};
                 }
             }
             ++m_pos;
         }
+        return Ok{};
     }
 
     std::string_view m_text;

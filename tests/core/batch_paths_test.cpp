@@ -95,5 +95,32 @@ version = 1.5e3
     EXPECT_TRUE(checkTomlNesting(deepString, "r.toml"));
 }
 
+// toml++ 3.3 reaches __builtin_unreachable() when it tests some non-ASCII characters for
+// whitespace (fuzz/recipe_toml_fuzz found U+FEFC, "\xEF\xBB\xBC", at the start of a recipe).
+TEST(TomlPrescan, NonAsciiOutsideStringsAndCommentsIsRefusedBeforeTomlpp) {
+    for (const std::string& text :
+         {std::string("\xEF\xBB\xBCoutput = \"x\"\n"),
+          std::string("output = \"x\"\n\xC2\xA1 = 1\n"), std::string("x =\xE3\x80\x81 1\n"),
+          std::string("[a\xC3\xA9]\n"), std::string("x = \"\"\"a\\\n  \xC3\xA9\"\"\"\n"),
+          std::string("x = \"\\\xC3\xA9\"\n")}) {
+        auto st = checkTomlNesting(text, "r.toml");
+        ASSERT_FALSE(st) << text;
+        EXPECT_EQ(st.error().file, "r.toml");
+        EXPECT_NE(st.error().message.find("non-ASCII character"), std::string::npos)
+            << st.error().message;
+    }
+    auto line = checkTomlNesting("output = \"x\"\n\xC2\xA1 = 1\n", "r.toml");
+    ASSERT_FALSE(line);
+    EXPECT_NE(line.error().message.find("line 2"), std::string::npos) << line.error().message;
+    // Where TOML allows them: strings, comments, and a byte order mark first.
+    for (const std::string& text :
+         {std::string("\xEF\xBB\xBFoutput = \"\xC3\xA9t\xC3\xA9\" # caf\xC3\xA9\n"),
+          std::string(
+              "x = '\xE3\x80\x81'\ny = \"\"\"\n\xC2\xA1\"\"\"\nz = \"\\u00e9\xC3\xA9\"\n")}) {
+        auto st = checkTomlNesting(text, "r.toml");
+        EXPECT_TRUE(st) << text << ": " << st.error().describe();
+    }
+}
+
 }  // namespace
 }  // namespace gatescope::core
