@@ -124,8 +124,9 @@ haddr_t getEof(const H5FD_t* file, H5FD_mem_t) {
     return self(file)->eof;
 }
 
+// The driver's own state: readCheckedBytes() reads through it.
 herr_t getHandle(H5FD_t* file, hid_t, void** handle) {
-    *handle = &self(file)->fd;
+    *handle = self(file);
     return 0;
 }
 
@@ -249,9 +250,41 @@ bool globalHeapCollectionIsSound(const uint8_t* bytes, size_t size, std::string&
     return true;
 }
 
-Status useCheckedDriver(hid_t fapl, const void* image, size_t size, const Location& where) {
+namespace {
+
+hid_t checkedDriver() {
     static const H5FD_class_t cls = makeClass();
     static const hid_t driver = H5FDregister(&cls);
+    return driver;
+}
+
+}  // namespace
+
+bool readCheckedBytes(hid_t file, uint64_t addr, size_t size, uint8_t* out) {
+    const hid_t access = H5Fget_access_plist(file);
+    if (access < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    void* handle = nullptr;
+    const bool ours = checkedDriver() >= 0 && H5Pget_driver(access) == checkedDriver();
+    const herr_t rc = ours ? H5Fget_vfd_handle(file, access, &handle) : -1;
+    H5Pclose(access);
+    if (rc < 0 || handle == nullptr) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    auto* f = static_cast<CheckedFile*>(handle);
+    if (addr > f->eof || size > f->eof - addr) return false;
+    if (!readBytes(f, addr, size, out)) {
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
+    return true;
+}
+
+Status useCheckedDriver(hid_t fapl, const void* image, size_t size, const Location& where) {
+    const hid_t driver = checkedDriver();
     if (driver < 0) return makeError(ErrorKind::Internal, where, "cannot register the file driver");
     Info info;
     if (image)

@@ -19,6 +19,12 @@ namespace gatescope::data::h5 {
 /// it). Read-only: writes fail. The caller holds the library lock. Internal errors only.
 Status useCheckedDriver(hid_t fapl, const void* image, size_t size, const Location& where);
 
+/// Reads `size` bytes at file address `addr` of `file` when it was opened through the checking
+/// driver, without HDF5 parsing them (strings.cpp checks stored variable-length descriptors this
+/// way). False when `file` uses another driver or the bytes are not all inside the file. The
+/// caller holds the library lock.
+bool readCheckedBytes(hid_t file, uint64_t addr, size_t size, uint8_t* out);
+
 /// Whether the global-heap collection in `bytes` (starting at its "GCOL" signature, `size` bytes,
 /// the collection's own size; 8-byte lengths) can be walked the way HDF5 1.10 walks it: every
 /// step advances and every object, free space included, lies inside the collection. When not,
