@@ -226,6 +226,19 @@ H5FD_class_t makeClass() {
 
 }  // namespace
 
+int64_t globalHeapObjectSize(const uint8_t* bytes, size_t size, unsigned index) {
+    if (index == 0) return -1;
+    for (size_t p = kHeader; p + kObjectHeader <= size;) {
+        const unsigned at = bytes[p] | (bytes[p + 1] << 8);
+        const uint64_t length = little64(bytes + p + 8);
+        if (at == index) return static_cast<int64_t>(length);
+        const uint64_t need = at == 0 ? length : kObjectHeader + ((length + 7) & ~uint64_t{7});
+        if (need == 0 || need > size - p) return -1;
+        p += static_cast<size_t>(need);
+    }
+    return -1;
+}
+
 bool globalHeapCollectionIsSound(const uint8_t* bytes, size_t size, std::string& why) {
     if (size < kHeader || !isCollectionStart(bytes, size) || little64(bytes + 8) != size) {
         why = "bad header";

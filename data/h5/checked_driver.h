@@ -31,4 +31,8 @@ bool readCheckedBytes(hid_t file, uint64_t addr, size_t size, uint8_t* out);
 /// `why` says where it fails.
 bool globalHeapCollectionIsSound(const uint8_t* bytes, size_t size, std::string& why);
 
+/// The size of object `index` (not 0, the free space) of the global-heap collection in `bytes`,
+/// which globalHeapCollectionIsSound accepted; -1 when it holds no such object.
+int64_t globalHeapObjectSize(const uint8_t* bytes, size_t size, unsigned index);
+
 }  // namespace gatescope::data::h5

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <map>
 #include <vector>
 
 #include "data/h5/checked_driver.h"
@@ -15,6 +17,9 @@ namespace {
 // 85 KB trace made `info` take 2.5 GB before failing (found by fuzz/trace_reader_fuzz). For a
 // contiguous dataset read through the checking driver, the descriptors (4-byte length, heap
 // address, 4-byte index) are read here first and their lengths held to what gatescope reads.
+// Each must also name an object of its global-heap collection with exactly that length: HDF5's
+// H5HG_read indexes the collection's object table with the stored index unchecked (a forged one
+// crashed it) and copies the object's own size into the buffer sized by the descriptor.
 // Compact and chunked string datasets (gatescope writes neither) are left to the reads' own
 // checks.
 Status checkStoredLengths(const Dataset& dataset, size_t count, size_t maxTotal) {
@@ -41,6 +46,10 @@ Status checkStoredLengths(const Dataset& dataset, size_t count, size_t maxTotal)
     if (!readCheckedBytes(file, offset, bytes.size(), bytes.data()))
         return Ok{};  // another driver, or not all there: HDF5's read reports it
     size_t total = 0;
+    std::map<uint64_t, std::vector<uint8_t>> collections;  // by address, read once each
+    auto corrupt = [&](const std::string& what) {
+        return Error{ErrorKind::Format, what + " (corrupt file?)", where.file, where.object};
+    };
     for (size_t i = 0; i < count; ++i) {
         const uint8_t* p = bytes.data() + i * descriptor;
         const uint64_t length =
@@ -56,6 +65,44 @@ Status checkStoredLengths(const Dataset& dataset, size_t count, size_t maxTotal)
                                      "gatescope reads (corrupt file?)",
                                      length, length > kMaxStringBytes ? kMaxStringBytes : maxTotal),
                          where.file, where.object};
+        const unsigned index = p[4 + addressBytes] | p[5 + addressBytes] << 8 |
+                               p[6 + addressBytes] << 16 |
+                               static_cast<unsigned>(p[7 + addressBytes]) << 24;
+        auto found = collections.find(address);
+        if (found == collections.end()) {
+            uint8_t head[16];
+            if (!readCheckedBytes(file, address, sizeof head, head) ||
+                std::memcmp(head, "GCOL\x01", 5) != 0)
+                return corrupt(
+                    fmt::format("a stored string points at {}, not a global heap "
+                                "collection",
+                                address));
+            uint64_t size = 0;
+            for (int b = 7; b >= 0; --b)
+                size = size << 8 | head[8 + b];
+            if (size < sizeof head || size > kMaxStringBytes + 4096)
+                return corrupt(
+                    fmt::format("the global heap collection at {} claims {} bytes", address, size));
+            std::vector<uint8_t> collection(size);
+            std::string why;
+            if (!readCheckedBytes(file, address, size, collection.data()))
+                return corrupt(
+                    fmt::format("the global heap collection at {} ({} bytes) runs past "
+                                "the end of the file",
+                                address, size));
+            if (!globalHeapCollectionIsSound(collection.data(), collection.size(), why))
+                return corrupt(
+                    fmt::format("corrupt global heap collection at {}: {}", address, why));
+            found = collections.emplace(address, std::move(collection)).first;
+        }
+        const int64_t stored =
+            globalHeapObjectSize(found->second.data(), found->second.size(), index);
+        if (stored < 0 || static_cast<uint64_t>(stored) != length)
+            return corrupt(fmt::format(
+                "a stored string of {} bytes names object {} of the global "
+                "heap collection at {}, which {}",
+                length, index, address,
+                stored < 0 ? "holds no such object" : fmt::format("has {} bytes", stored)));
     }
     return Ok{};
 }

@@ -79,6 +79,21 @@ TEST(FuzzRegression, AForgedStringLengthIsRefusedBeforeHdf5AllocatesIt) {
     EXPECT_EQ(fromDisk.value()->manifest().error().file, path.string());
 }
 
+// trace_reader_fuzz crashed (SIGSEGV in H5HG_read; main's `gatescope info` too) on this input:
+// its /manifest descriptor names object 6185728 of a collection holding a handful, an index HDF5
+// 1.10 uses unchecked. The descriptor is now checked against the collection first.
+TEST(FuzzRegression, AStoredStringNamingAMissingHeapObjectIsRefused) {
+    const auto path = kFuzz / "regressions/trace_reader/segv-global-heap-index-manifest.h5";
+    auto reader = data::TraceReader::open(path);
+    ASSERT_TRUE(reader) << reader.error().describe();
+    auto manifest = (*reader)->manifest();
+    ASSERT_FALSE(manifest);
+    EXPECT_EQ(manifest.error().file, path.string());
+    EXPECT_NE(manifest.error().message.find("names object 6185728 of the global heap collection"),
+              std::string::npos)
+        << manifest.error().describe();
+}
+
 // Writes the seed corpus; run by hand (docs/fuzzing.md):
 // GATESCOPE_SEED_DIR=fuzz/corpus/trace_reader build/default/tests/data_tests
 // --gtest_also_run_disabled_tests
