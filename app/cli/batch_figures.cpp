@@ -3,10 +3,12 @@
 #include <fmt/core.h>
 
 #include "core/batch/batch_runner.h"
+#include "core/batch/output_paths.h"
 
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
 
+#include "app/cli/list_parsing.h"
 #include "app/cli/offscreen_figures.h"
 #include "widgets/figures/figure.h"
 #endif
@@ -30,9 +32,11 @@ Result<widgets::FigureOptions> figureOptions(const nlohmann::json& f) {
     o.map = f.value("map", "attention") == "decay" ? kernels::MapKind::Decay
                                                    : kernels::MapKind::Attention;
     const std::string range = f.value("range", "");
-    if (const auto colon = range.find(':'); colon != std::string::npos) {
-        o.begin = colon ? std::stoll(range.substr(0, colon)) : 0;
-        o.end = colon + 1 < range.size() ? std::stoll(range.substr(colon + 1)) : -1;
+    if (!range.empty()) {
+        auto parsed = parseRange(range, "figures.range");
+        if (!parsed) return parsed.error();
+        o.begin = parsed->begin;
+        o.end = parsed->end.value_or(-1);
     }
     return o;
 }
@@ -52,14 +56,20 @@ Result<int> writeBatchFigures(const core::BatchRecipe& recipe,
             if (!options) return options.error();
             const std::string format = f.value("format", "svg");
             const auto stem = run.trace.stem().string();
-            const auto path = recipe.output / "figures" / run.checkpoint /
-                              fmt::format("{}.{}-L{}H{}.{}", stem, f["figure"].get<std::string>(),
-                                          options->layer, options->head, format);
+            const auto inside = core::pathInside(
+                recipe.output,
+                std::filesystem::path("figures") / run.checkpoint /
+                    fmt::format("{}.{}-L{}H{}.{}", stem, f["figure"].get<std::string>(),
+                                options->layer, options->head, format));
+            if (!inside) return inside.error();
+            const auto& path = *inside;
             if (std::filesystem::exists(path)) continue;
             const auto kind = widgets::formatFromPath(path);
             if (!kind) return Error{ErrorKind::Usage, "format must be svg, png or pdf", {}, format};
             if (!reader) {
-                auto opened = data::TraceReader::open(recipe.output / run.trace);
+                const auto trace = core::pathInside(recipe.output, run.trace);
+                if (!trace) return trace.error();
+                auto opened = data::TraceReader::open(*trace);
                 if (!opened) return opened.error();
                 reader = *opened;
             }

@@ -8,8 +8,10 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/list_parsing.h"
 #include "app/cli/report.h"
+#include "core/analysis/analysis_limits.h"
 #include "core/analysis/compare.h"
 #include "data/common/atomic_file.h"
+#include "data/common/atomic_folder.h"
 
 namespace gatescope::app {
 
@@ -19,9 +21,9 @@ std::string num(const nlohmann::json& v) {
     return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "";
 }
 
+// Both tables are built in memory and written as one set (data/common/atomic_folder.h).
 Status writeCsv(const nlohmann::json& r, const std::filesystem::path& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
+    std::vector<data::NamedFile> files;
     std::string heads = "layer,head,kl_ab,kl_ba,js,total_variation,gate_abs_diff,retention_diff\n";
     for (const auto& layer : r["layers"])
         for (const auto& h : layer["heads"])
@@ -32,15 +34,16 @@ Status writeCsv(const nlohmann::json& r, const std::filesystem::path& dir) {
                                  num(h.value("total_variation", nlohmann::json())),
                                  num(h.value("gate_abs_diff", nlohmann::json())),
                                  num(h.value("retention_diff", nlohmann::json())));
-    if (auto st = data::writeFileAtomically(dir / "heads.csv", heads); !st) return st;
-    if (!r.contains("loss")) return Ok{};
+    files.emplace_back("heads.csv", std::move(heads));
+    if (!r.contains("loss")) return data::writeFilesAtomically(dir, files);
     std::string bins = "kind,begin,end,center,mean_delta,count,share_of_gap\n";
     for (const char* kind : {"linear_bins", "exponential_bins"})
         for (const auto& b : r["loss"][kind])
             bins += fmt::format("{},{},{},{},{},{},{}\n", kind, b["begin"].get<int64_t>(),
                                 b["end"].get<int64_t>(), num(b["center"]), num(b["mean_delta"]),
                                 b["count"].get<int64_t>(), num(b["share_of_gap"]));
-    return data::writeFileAtomically(dir / "loss_bins.csv", bins);
+    files.emplace_back("loss_bins.csv", std::move(bins));
+    return data::writeFilesAtomically(dir, files);
 }
 
 class CompareCommand final : public Command {
@@ -52,10 +55,13 @@ public:
         sub.add_option("--heads", m_heads, "Heads (default: all)");
         sub.add_flag("--no-attention", m_noAttention, "Skip attention divergences (O(N^2) work)");
         sub.add_option("--bin-width", m_options.binWidth, "Linear bin width")
-            ->capture_default_str();
+            ->capture_default_str()
+            ->check(CLI::Range(int64_t{1}, core::kMaxBinWidth));
         sub.add_option("--bins-per-octave", m_options.binsPerOctave, "Exponential bins per octave")
-            ->capture_default_str();
-        sub.add_option("--threads", m_options.threads, "Workers (0: all cores)");
+            ->capture_default_str()
+            ->check(CLI::Range(1, core::kMaxBinsPerOctave));
+        sub.add_option("--threads", m_options.threads, "Workers (0: all cores)")
+            ->check(CLI::Range(0, core::kMaxThreads));
         sub.add_option("--json", m_json, "Write the comparison as JSON to this file");
         sub.add_option("--csv", m_csv, "Write heads.csv and loss_bins.csv into this folder");
     }

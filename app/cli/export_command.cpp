@@ -8,7 +8,10 @@
 
 #include "app/cli/command.h"
 #include "app/cli/commands.h"
+#include "app/cli/option_checks.h"
 #include "app/cli/report.h"
+#include "data/trace/trace_limits.h"
+#include "data/trace/trace_schema.h"
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
 
@@ -20,6 +23,11 @@ namespace gatescope::app {
 
 namespace {
 
+constexpr int kMinDpi = 10, kMaxDpi = 1200;
+constexpr double kMaxFigureSide = 10000;           ///< 1/100 inch: 100 inches
+constexpr int64_t kMaxGridPanels = 4096;           ///< layers x heads of --figure grid
+constexpr double kMaxPngPixels = double(1 << 28);  ///< 1 GiB of RGB32
+
 class ExportCommand final : public Command {
 public:
     void declare(CLI::App& sub) override {
@@ -27,15 +35,23 @@ public:
         sub.add_option("--figure", m_figure, "map, grid, retention, loss or compare")
             ->capture_default_str();
         sub.add_option("--map", m_map, "attention or decay")->capture_default_str();
-        sub.add_option("--layer", m_layer, "Layer")->capture_default_str();
-        sub.add_option("--head", m_head, "Head")->capture_default_str();
+        sub.add_option("--layer", m_layer, "Layer")
+            ->capture_default_str()
+            ->check(CLI::Range(0, data::kMaxLayers - 1));
+        sub.add_option("--head", m_head, "Head")
+            ->capture_default_str()
+            ->check(CLI::Range(0, data::kMaxTraceHeads - 1));
         sub.add_option("--range", m_range, "Tokens A:B (end exclusive; default: all)");
         sub.add_option("--compare", m_compare, "Second trace (B) of the compare figure");
         sub.add_option("--colormap", m_colormap, "viridis, magma, cividis or diverging")
             ->capture_default_str();
-        sub.add_option("--dpi", m_dpi, "PNG resolution (dots per inch)")->capture_default_str();
-        sub.add_option("--width", m_width, "Figure width in 1/100 inch (default: per kind)");
-        sub.add_option("--height", m_height, "Figure height in 1/100 inch (default: per kind)");
+        sub.add_option("--dpi", m_dpi, "PNG resolution (dots per inch)")
+            ->capture_default_str()
+            ->check(CLI::Range(kMinDpi, kMaxDpi));
+        sub.add_option("--width", m_width, "Figure width in 1/100 inch (default: per kind)")
+            ->check(finiteRange(0, kMaxFigureSide));
+        sub.add_option("--height", m_height, "Figure height in 1/100 inch (default: per kind)")
+            ->check(finiteRange(0, kMaxFigureSide));
         sub.add_option("--out", m_out, "Output: .png, .svg or .pdf")->required();
     }
 
@@ -98,8 +114,27 @@ int ExportCommand::run() {
         if (!b) return reportError(b.error());
         other = *b;
     }
+    if (o.kind == FigureKind::Grid) {
+        int64_t panels = 0;
+        for (const auto& layer : (*reader)->summary().layers)
+            panels += layer.header.nHeads;
+        if (panels > kMaxGridPanels)
+            return usageError(
+                fmt::format("--figure grid would draw {} panels (layers x heads), "
+                            "more than {}; use --figure map per layer and head",
+                            panels, kMaxGridPanels));
+    }
     auto figure = makeFigure(**reader, o, other.get());
     if (!figure) return reportError(figure.error());
+    if (*format == FigureFormat::Png) {
+        const QSizeF size = (*figure)->size();
+        const double pixels = size.width() * m_dpi / 100.0 * (size.height() * m_dpi / 100.0);
+        if (pixels > kMaxPngPixels)
+            return usageError(
+                fmt::format("a {:.0f} x {:.0f} figure at {} dpi is {:.0f} "
+                            "megapixels, more than {:.0f}; lower --dpi or the size",
+                            size.width(), size.height(), m_dpi, pixels / 1e6, kMaxPngPixels / 1e6));
+    }
     if (auto st = writeFigure(**figure, m_out, *format, m_dpi); !st) return reportError(st.error());
     fmt::print("wrote {} ({}: {})\n", m_out, toString(*format), (*figure)->title());
     return kExitOk;

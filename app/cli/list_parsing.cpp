@@ -35,6 +35,21 @@ Result<std::vector<int>> parseIndexList(const std::string& text, const std::stri
         if (!first || !last || *first < 0 || *last < *first) {
             return usage(option, text, "indices like 0,2,5-7");
         }
+        // Checked before expanding: "0-99999999999" would otherwise allocate 400 GB.
+        if (*last > kMaxListIndex) {
+            return Error{ErrorKind::Usage,
+                         fmt::format("{} '{}': index {} is larger than any model has (at most {})",
+                                     option, text, *last, kMaxListIndex),
+                         {},
+                         {}};
+        }
+        if (static_cast<int64_t>(out.size()) + (*last - *first + 1) > kMaxListIndex + 1) {
+            return Error{
+                ErrorKind::Usage,
+                fmt::format("{} '{}': more than {} indices", option, text, kMaxListIndex + 1),
+                {},
+                {}};
+        }
         for (int64_t i = *first; i <= *last; ++i)
             out.push_back(static_cast<int>(i));
         if (comma == std::string::npos) break;

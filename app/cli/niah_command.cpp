@@ -9,6 +9,7 @@
 #include "app/cli/list_parsing.h"
 #include "app/cli/report.h"
 #include "core/analysis/niah.h"
+#include "core/trace/thread_limit.h"
 
 namespace gatescope::app {
 
@@ -54,6 +55,8 @@ public:
     }
 
     int run() override {
+        if (auto st = core::checkThreadCount(m_options.trace.threads); !st)
+            return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         auto lengths = parseLengths(m_lengths);
         if (!lengths) return reportError(lengths.error());
         auto depths = parseIndexList(m_depths, "--depths");

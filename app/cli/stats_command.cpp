@@ -10,7 +10,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/list_parsing.h"
+#include "app/cli/option_checks.h"
 #include "app/cli/report.h"
+#include "core/analysis/analysis_limits.h"
 #include "core/analysis/stats_report.h"
 #include "data/common/atomic_file.h"
 
@@ -68,17 +70,22 @@ public:
         sub.add_option("--layers", m_layers, "Layers, e.g. 0,2-5 (default: all recorded)");
         sub.add_option("--heads", m_heads, "Heads for --attention (default: all)");
         sub.add_option("--bin-width", m_options.linearBinWidth, "Linear bin width in positions")
-            ->capture_default_str();
+            ->capture_default_str()
+            ->check(CLI::Range(int64_t{1}, core::kMaxBinWidth));
         sub.add_option("--bins-per-octave", m_options.binsPerOctave,
                        "Exponential bins per doubling of the context")
-            ->capture_default_str();
+            ->capture_default_str()
+            ->check(CLI::Range(1, core::kMaxBinsPerOctave));
         sub.add_option("--smooth", m_options.smoothingWindow,
                        "Centered moving-average window (positions)")
-            ->capture_default_str();
+            ->capture_default_str()
+            ->check(CLI::Range(1, core::kMaxSmoothingWindow));
         sub.add_option("--horizon-threshold", m_options.gate.horizonThreshold,
-                       "Memory horizon: cumulative retention threshold")
-            ->capture_default_str();
-        sub.add_option("--threads", m_options.attentionOptions.threads, "Workers (0: all cores)");
+                       "Memory horizon: cumulative retention threshold, in (0, 1)")
+            ->capture_default_str()
+            ->check(openUnitInterval());
+        sub.add_option("--threads", m_options.attentionOptions.threads, "Workers (0: all cores)")
+            ->check(CLI::Range(0, core::kMaxThreads));
         sub.add_option("--json", m_json, "Write the whole report as JSON to this file");
         sub.add_option("--csv", m_csv, "Write CSV tables into this folder");
     }

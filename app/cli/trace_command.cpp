@@ -7,6 +7,7 @@
 #include "app/cli/list_parsing.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "core/trace/thread_limit.h"
 #include "core/trace/trace_job.h"
 
 namespace gatescope::app {
@@ -35,7 +36,9 @@ public:
         sub.add_option("--device", m_request.device,
                        "cpu, cuda (GPU 0) or cuda:N (visible GPU N); cuda fails when this build "
                        "or machine has none");
-        sub.add_option("--threads", m_request.threads, "Worker threads (0: all cores)");
+        sub.add_option(
+            "--threads", m_request.threads,
+            fmt::format("Worker threads (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_flag("--no-factors", m_noFactors,
                      "Do not store q, k, normalizers (no exact tiles)");
         sub.add_flag("--no-pyramids", m_noPyramids, "Do not build attention/decay pyramids");
@@ -85,6 +88,8 @@ private:
             {"npy", core::InputKind::Npy},
             {"safetensors", core::InputKind::Safetensors}};
         m_request.input.kind = kinds.at(m_inputKind);
+        if (auto st = core::checkThreadCount(m_request.threads); !st)
+            return Error{ErrorKind::Usage, st.error().message, {}, "--threads"};
         if (!m_range.empty()) {
             auto range = parseRange(m_range, "--range");
             if (!range) return range.error();

@@ -10,6 +10,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "core/trace/thread_limit.h"
 #include "core/train/trainer.h"
 
 namespace gatescope::app {
@@ -59,6 +60,8 @@ public:
     }
 
     int run() override {
+        if (auto st = core::checkThreadCount(m_options.threads); !st)
+            return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         m_options.maxCorpusBytes = m_maxCorpusMb << 20;
         m_options.command = reproducingCommand();
         ProgressReporter bar("tok");

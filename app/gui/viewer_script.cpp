@@ -13,6 +13,7 @@
 #include <QMouseEvent>
 #include <QTimer>
 
+#include "data/common/input_file.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
@@ -26,8 +27,9 @@ using namespace widgets;
 
 Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path,
                                                          MainWindow& window) {
-    std::ifstream in(path);
-    if (!in) return Error{ErrorKind::Io, "cannot read the script", path, {}};
+    auto text = data::readRegularFile(path, data::input_limits::kRecipe, "a viewer script");
+    if (!text) return text.error();
+    std::istringstream in(*text);
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);) {
         if (!line.empty() && line[0] != '#') lines.push_back(line);

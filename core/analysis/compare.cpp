@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/analysis_limits.h"
 #include "core/analysis/loss_curves.h"
 #include "core/maps/trace_head.h"
 #include "kernels/cpu/parallel_for.h"
@@ -103,6 +104,10 @@ nlohmann::json gateDiff(const data::Array& ga, const data::Array& gb, int head) 
 
 Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
                                      const CompareOptions& o) {
+    for (auto st : {checkOptionRange("bins per octave", o.binsPerOctave, 1, kMaxBinsPerOctave),
+                    checkOptionRange("linear bin width", o.binWidth, 1, kMaxBinWidth),
+                    checkOptionRange("threads", o.threads, 0, kMaxThreads)})
+        if (!st) return st.error();
     auto tokA = a.tokens();
     if (!tokA) return tokA.error();
     auto tokB = b.tokens();

@@ -1,8 +1,6 @@
 #include "core/analysis/niah.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +9,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/tokenizer/load_tokenizer.h"
 #include "data/common/atomic_file.h"
+#include "data/common/input_file.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::core {
@@ -18,11 +17,7 @@ namespace gatescope::core {
 namespace {
 
 Result<std::string> readText(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{ErrorKind::Io, "cannot read the haystack", path.string(), {}};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return data::readRegularFile(path, data::input_limits::kInputFile, "a haystack");
 }
 
 /// Scores a cell from its trace: target ranks and losses at the positions predicting the answer.

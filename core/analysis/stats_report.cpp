@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "data/common/atomic_file.h"
+#include "data/common/atomic_folder.h"
 
+#include "core/analysis/analysis_limits.h"
 #include "core/analysis/loss_curves.h"
 
 namespace gatescope::core {
@@ -101,6 +102,17 @@ bool wanted(const StatsOptions& o, int layer) {
 
 Result<nlohmann::json> statsReport(
     const std::vector<std::shared_ptr<const data::TraceReader>>& traces, const StatsOptions& o) {
+    for (auto st : {checkOptionRange("bins per octave", o.binsPerOctave, 1, kMaxBinsPerOctave),
+                    checkOptionRange("linear bin width", o.linearBinWidth, 1, kMaxBinWidth),
+                    checkOptionRange("smoothing window", o.smoothingWindow, 1, kMaxSmoothingWindow),
+                    checkOptionRange("threads", o.attentionOptions.threads, 0, kMaxThreads)})
+        if (!st) return st.error();
+    if (!(o.gate.horizonThreshold > 0.0 && o.gate.horizonThreshold < 1.0))
+        return Error{ErrorKind::Usage,
+                     fmt::format("horizon threshold is {}; allowed: strictly between 0 and 1",
+                                 o.gate.horizonThreshold),
+                     {},
+                     {}};
     nlohmann::json report = {{"traces", nlohmann::json::array()}};
     if (o.loss) {
         Status status = Ok{};
@@ -142,21 +154,20 @@ std::string number(const nlohmann::json& v) {
     return v.dump();
 }
 
-Status writeTable(const std::filesystem::path& path, const std::vector<std::string>& columns,
-                  const std::vector<std::vector<std::string>>& rows) {
+void addTable(std::vector<data::NamedFile>& files, std::string name,
+              const std::vector<std::string>& columns,
+              const std::vector<std::vector<std::string>>& rows) {
     std::string text = fmt::format("{}\n", fmt::join(columns, ","));
     for (const auto& row : rows)
         text += fmt::format("{}\n", fmt::join(row, ","));
-    return data::writeFileAtomically(path, text);
+    files.emplace_back(std::move(name), std::move(text));
 }
 
 }  // namespace
 
 Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        return Error{ErrorKind::Io, "cannot create the folder: " + ec.message(), dir.string(), {}};
+    // Every table is built in memory first and the set written as one (atomic_folder.h).
+    std::vector<data::NamedFile> files;
     if (report.contains("loss")) {
         const auto& loss = report["loss"];
         const auto& by = loss["by_position"];
@@ -164,11 +175,8 @@ Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& 
         for (std::size_t i = 0; i < by["mean"].size(); ++i)
             rows.push_back({std::to_string(i), number(by["mean"][i]), number(by["count"][i]),
                             number(by["smoothed"][i]), number(by["running_perplexity"][i])});
-        if (auto st = writeTable(
-                dir / "loss_by_position.csv",
-                {"position", "mean_loss", "count", "smoothed", "running_perplexity"}, rows);
-            !st)
-            return st;
+        addTable(files, "loss_by_position.csv",
+                 {"position", "mean_loss", "count", "smoothed", "running_perplexity"}, rows);
         for (const char* kind : {"linear_bins", "exponential_bins"}) {
             rows.clear();
             for (const auto& b : loss[kind])
@@ -177,10 +185,7 @@ Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& 
             const auto name = std::string(kind == std::string("linear_bins") ? "loss_linear_bins"
                                                                              : "loss_exp_bins") +
                               ".csv";
-            if (auto st =
-                    writeTable(dir / name, {"begin", "end", "center", "mean_loss", "count"}, rows);
-                !st)
-                return st;
+            addTable(files, name, {"begin", "end", "center", "mean_loss", "count"}, rows);
         }
     }
     std::vector<std::vector<std::string>> gates, attention;
@@ -200,21 +205,17 @@ Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& 
                                      number(h["mean_argmax_distance"]), number(h["mean_distance"]),
                                      number(h["negligible_block_fraction"])});
     }
-    if (!gates.empty()) {
-        if (auto st = writeTable(dir / "gates.csv",
-                                 {"trace", "layer", "head", "channel", "mean_retention", "p05",
-                                  "median", "p95", "timescale", "horizon_median", "kind"},
-                                 gates);
-            !st)
-            return st;
-    }
-    if (!attention.empty()) {
-        return writeTable(dir / "attention.csv",
-                          {"trace", "layer", "head", "mean_entropy", "sink_mass",
-                           "mean_argmax_distance", "mean_distance", "negligible_block_fraction"},
-                          attention);
-    }
-    return Ok{};
+    if (!gates.empty())
+        addTable(files, "gates.csv",
+                 {"trace", "layer", "head", "channel", "mean_retention", "p05", "median", "p95",
+                  "timescale", "horizon_median", "kind"},
+                 gates);
+    if (!attention.empty())
+        addTable(files, "attention.csv",
+                 {"trace", "layer", "head", "mean_entropy", "sink_mass", "mean_argmax_distance",
+                  "mean_distance", "negligible_block_fraction"},
+                 attention);
+    return data::writeFilesAtomically(dir, files);
 }
 
 }  // namespace gatescope::core

@@ -36,8 +36,9 @@ Result<nlohmann::json> statsReport(
     const StatsOptions& options);
 
 /// Writes the report's tables as CSV files into `dir` (created): loss_by_position.csv,
-/// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv (those present). Each file is
-/// written to a temporary name and renamed, so a failure leaves no half-written table.
+/// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv (those present). The set is
+/// written as one (data::writeFilesAtomically): a failure leaves none of them and keeps what `dir`
+/// held.
 Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& dir);
 
 }  // namespace gatescope::core

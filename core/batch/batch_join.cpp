@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/batch/batch_runner.h"
+#include "core/batch/output_paths.h"
 #include "data/common/atomic_file.h"
 #include "data/index/loss_index.h"
 #include "data/trace/trace_reader.h"
@@ -66,7 +67,9 @@ Result<JoinOutcome> joinBatch(const BatchRecipe& recipe, const std::vector<Batch
         const auto& s = statuses.back();
         if (s.state == "done") {
             ++outcome.done;
-            auto reader = data::TraceReader::open(recipe.output / run.trace);
+            auto trace = pathInside(recipe.output, run.trace);
+            if (!trace) return trace.error();
+            auto reader = data::TraceReader::open(*trace);
             if (!reader) return reader.error();
             byCheckpoint[run.checkpoint].push_back(*reader);
             index.push_back({run.id, run.trace, (*reader)->summary().nTokens});
@@ -80,9 +83,10 @@ Result<JoinOutcome> joinBatch(const BatchRecipe& recipe, const std::vector<Batch
     for (const auto& [name, traces] : byCheckpoint) {
         auto report = statsReport(traces, recipe.analyses);
         if (!report) return report.error();
-        const auto dir = recipe.output / "analyses" / name;
-        if (auto st = writeStatsCsv(*report, dir); !st) return st.error();
-        if (auto st = data::writeFileAtomically(dir / "stats.json", report->dump(1)); !st)
+        const auto dir = pathInside(recipe.output, std::filesystem::path("analyses") / name);
+        if (!dir) return dir.error();
+        if (auto st = writeStatsCsv(*report, *dir); !st) return st.error();
+        if (auto st = data::writeFileAtomically(*dir / "stats.json", report->dump(1)); !st)
             return st.error();
     }
     if (auto st = data::writeLossIndex(recipe.output / "index.h5", index); !st) return st.error();

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/batch/output_paths.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/tokenizer/load_tokenizer.h"
 
@@ -75,7 +76,14 @@ std::vector<BatchRun> planBatch(const BatchRecipe& recipe) {
             base.checkpointDir = cp.path;
             base.input.path = doc.path;
             base.input.kind = doc.kind;
-            auto tokens = countTokens(cp.path, doc);
+            Result<int64_t> tokens =
+                isSafeDocumentName(doc.name)
+                    ? countTokens(cp.path, doc)
+                    : Result<int64_t>(Error{ErrorKind::Usage,
+                                            "the file name cannot name a trace (a control "
+                                            "character or separator, or over 200 bytes)",
+                                            doc.path.string(),
+                                            {}});
             if (!tokens) {
                 base.id = fmt::format("{}/{}#0", cp.name, doc.name);
                 base.trace = std::filesystem::path("traces") / cp.name / (doc.name + ".0.h5");

@@ -1,12 +1,16 @@
 #include "core/batch/batch_recipe.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/analysis/analysis_limits.h"
+#include "core/batch/output_paths.h"
 #include "core/batch/recipe_toml.h"
+#include "core/trace/thread_limit.h"
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 
@@ -55,7 +59,11 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     out.dtype = dtype == "bfloat16" ? ComputeDType::BFloat16 : ComputeDType::Float32;
     out.device = t.value("device", "cpu");
     out.threads = t.value("threads", 0);
+    if (auto st = checkThreadCount(out.threads); !st)
+        return r.error("trace.threads", st.error().message);
     out.layers = t.value("layers", std::vector<int>{});
+    for (int layer : out.layers)
+        if (layer < 0) return r.error("trace.layers", "layer indices are >= 0");
     out.storePyramids = t.value("pyramids", true);
     out.storeFactors = t.value("factors", true);
     out.storeValues = t.value("values", false);
@@ -71,25 +79,36 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     return Ok{};
 }
 
+// analyses.KEY: an integer in [lo, hi] (the ranges the `stats` options have), `fallback` when
+// absent. Checked here so that a recipe's "bins_per_octave": 1e9 is refused when the recipe is
+// read, naming the key, rather than after every run.
+Result<int64_t> analysisInteger(const nlohmann::json& a, const char* key, int64_t fallback,
+                                int64_t lo, int64_t hi, const Reader& r) {
+    const std::string name = std::string("analyses.") + key;
+    if (!a.contains(key)) return fallback;
+    const auto& v = a[key];
+    if (!v.is_number_integer())
+        return r.error(name, "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
+        return r.error(name, fmt::format("{} is {}; allowed: {} to {}", key, v.dump(), lo, hi));
+    if (auto st = checkOptionRange(key, v.get<int64_t>(), lo, hi); !st)
+        return r.error(name, st.error().message);
+    return v.get<int64_t>();
+}
+
 }  // namespace
 
 Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
     BatchRecipe recipe;
     recipe.file = std::filesystem::absolute(file);
     const Reader r{recipe.file};
-    if (file.extension() == ".toml") {
-        auto toml = readTomlAsJson(recipe.file);
-        if (!toml) return toml.error();
-        recipe.source = std::move(*toml);
-    } else {
-        std::ifstream in(file);
-        if (!in) return Error{ErrorKind::Io, "cannot open the recipe", file.string(), {}};
-        try {
-            recipe.source = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception& e) {
-            return r.error({}, std::string("not valid JSON: ") + e.what());
-        }
-    }
+    auto text = data::readRegularFile(file, data::input_limits::kRecipe, "a batch recipe");
+    if (!text) return text.error();
+    auto parsed = file.extension() == ".toml" ? parseTomlAsJson(*text, recipe.file)
+                                              : data::parseBoundedJson(*text, recipe.file.string());
+    if (!parsed) return parsed.error();
+    recipe.source = std::move(parsed).value();
+    if (!recipe.source.is_object()) return r.error({}, "a recipe is a JSON object (TOML table)");
     const auto& j = recipe.source;
     const auto base = recipe.file.parent_path();
     if (auto st = rejectUnknownKeys(j,
@@ -109,8 +128,16 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
             RecipeCheckpoint cp;
             cp.path =
                 base / (c.is_string() ? c.get<std::string>() : c.at("path").get<std::string>());
-            cp.name = c.is_object() && c.contains("name") ? c["name"].get<std::string>()
-                                                          : cp.path.filename().string();
+            const bool named = c.is_object() && c.contains("name");
+            cp.name = named ? c["name"].get<std::string>() : cp.path.filename().string();
+            if (!isSafeRunName(cp.name))
+                return r.error(
+                    "checkpoints",
+                    fmt::format("checkpoint name '{}'{} cannot name the output folders: "
+                                "use 1-{} of A-Z a-z 0-9 . _ - +, not starting with "
+                                "'.'{}",
+                                cp.name, named ? "" : " (the folder's name)", kMaxRunNameBytes,
+                                named ? "" : ", or give the checkpoint a \"name\""));
             if (!names.insert(cp.name).second)
                 return r.error("checkpoints", "two checkpoints are named '" + cp.name +
                                                   "': give them distinct \"name\"s");
@@ -139,6 +166,7 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
             return st.error();
         recipe.figures = j.value("figures", nlohmann::json::array());
+        if (!recipe.figures.is_array()) return r.error("figures", "a list of figures");
         for (const auto& f : recipe.figures) {
             if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
                 return r.error("figures", "each figure is an object with a \"figure\" kind");
@@ -146,6 +174,12 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
                     f, {"figure", "layer", "head", "map", "range", "format", "dpi"}, "figures.", r);
                 !st)
                 return st.error();
+            for (const char* key : {"layer", "head", "dpi"})
+                if (f.contains(key) && !f[key].is_number_integer())
+                    return r.error(std::string("figures.") + key, "an integer");
+            for (const char* key : {"map", "range", "format"})
+                if (f.contains(key) && !f[key].is_string())
+                    return r.error(std::string("figures.") + key, "a string");
         }
         recipe.devices = j.value("devices", std::vector<int>{});
         for (int d : recipe.devices)
@@ -160,9 +194,15 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         recipe.analyses.loss = a.value("loss", true);
         recipe.analyses.gates = a.value("gates", true);
         recipe.analyses.attention = a.value("attention", false);
-        recipe.analyses.linearBinWidth = a.value("bin_width", int64_t{256});
-        recipe.analyses.binsPerOctave = a.value("bins_per_octave", 4);
-        recipe.analyses.smoothingWindow = a.value("smoothing_window", 101);
+        auto binWidth = analysisInteger(a, "bin_width", 256, 1, kMaxBinWidth, r);
+        if (!binWidth) return binWidth.error();
+        auto binsPerOctave = analysisInteger(a, "bins_per_octave", 4, 1, kMaxBinsPerOctave, r);
+        if (!binsPerOctave) return binsPerOctave.error();
+        auto smoothing = analysisInteger(a, "smoothing_window", 101, 1, kMaxSmoothingWindow, r);
+        if (!smoothing) return smoothing.error();
+        recipe.analyses.linearBinWidth = *binWidth;
+        recipe.analyses.binsPerOctave = static_cast<int>(*binsPerOctave);
+        recipe.analyses.smoothingWindow = static_cast<int>(*smoothing);
     } catch (const nlohmann::json::exception& e) {
         return r.error({}, std::string("unexpected value: ") + e.what());
     }

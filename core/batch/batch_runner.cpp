@@ -3,21 +3,24 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "core/batch/batch_schedule.h"
+#include "core/batch/output_paths.h"
 #include "core/build_info.h"
 #include "data/common/atomic_file.h"
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::core {
 
 namespace {
 
-std::filesystem::path statusPath(const BatchRecipe& r, const BatchRun& run) {
-    return r.output / "status" / (runFileName(run.id) + ".json");
+/// status/<run>.json, checked to stay inside the output folder.
+Result<std::filesystem::path> statusPath(const BatchRecipe& r, const BatchRun& run) {
+    return pathInside(r.output, std::filesystem::path("status") / (runFileName(run.id) + ".json"));
 }
 
 nlohmann::json statusJson(const RunStatus& s, const BatchRun& run) {
@@ -39,10 +42,17 @@ RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
     RunStatus s;
     s.id = run.id;
     s.state = "pending";
-    std::ifstream in(statusPath(r, run));
-    if (!in) return s;
+    const auto path = statusPath(r, run);
+    if (!path) return s;
+    std::error_code ec;
+    if (!std::filesystem::exists(*path, ec)) return s;
+    // Unreadable, not a regular file, too large or not JSON: pending, so the run goes again.
+    auto text = data::readRegularFile(*path, data::input_limits::kStatusFile, "a status file");
+    if (!text) return s;
+    auto parsed = data::parseBoundedJson(*text, path->string());
+    if (!parsed || !parsed->is_object()) return s;
     try {
-        const auto j = nlohmann::json::parse(in);
+        const auto& j = *parsed;
         s.state = j.value("state", "pending");
         s.tokens = j.value("tokens", int64_t{0});
         s.seconds = j.value("seconds", 0.0);
@@ -53,7 +63,8 @@ RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
     } catch (const nlohmann::json::exception&) {
         return s;  // unreadable status: run it again
     }
-    if (s.state == "done" && !std::filesystem::exists(r.output / run.trace)) s.state = "pending";
+    const auto trace = pathInside(r.output, run.trace);
+    if (s.state == "done" && (!trace || !std::filesystem::exists(*trace, ec))) s.state = "pending";
     return s;
 }
 
@@ -82,12 +93,17 @@ RunStatus execute(const BatchRecipe& recipe, const BatchRun& run, const BatchWor
         s.error = run.planError->describe();
         return s;
     }
+    auto out = pathInside(recipe.output, run.trace);
+    if (!out) {
+        s.error = out.error().describe();
+        return s;
+    }
     TraceRequest request = recipe.trace;
     if (!worker.device.empty()) request.device = worker.device;
     s.device = request.device;
     request.modelDir = run.checkpointDir;
     request.input = run.input;
-    request.out = recipe.output / run.trace;
+    request.out = *out;
     std::error_code ec;
     std::filesystem::create_directories(request.out.parent_path(), ec);
     auto outcome = runTraceJob(
@@ -178,9 +194,9 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
             if (progress) progress(p);
         });
         if (s.state == "pending") return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-        if (auto st =
-                data::writeFileAtomically(statusPath(recipe, *run), statusJson(s, *run).dump(1));
-            !st)
+        const auto status = statusPath(recipe, *run);
+        if (!status) return status.error();
+        if (auto st = data::writeFileAtomically(*status, statusJson(s, *run).dump(1)); !st)
             return st.error();
         ++outcome.ran;
         if (s.state == "failed") ++outcome.failed;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -10,9 +11,11 @@
 
 namespace gatescope::core {
 
-/// Parses a TOML file into JSON (tables -> objects, arrays -> arrays, strings, integers, floats,
-/// booleans as such). Errors: Io (cannot open), Format naming the line and column of a syntax
-/// error, Unsupported when this build has no TOML parser.
-Result<nlohmann::json> readTomlAsJson(const std::filesystem::path& file);
+/// Parses TOML text (read from `file`, named in errors) into JSON (tables -> objects, arrays ->
+/// arrays, strings, integers, floats, booleans as such). The text is first bounded by
+/// checkTomlNesting (toml_prescan.h), the JSON by data::parseBoundedJson. Errors: Format naming
+/// the line (and column) of a syntax error or of a key nested too deeply, Unsupported when this
+/// build has no TOML parser. Never throws; thread-safe.
+Result<nlohmann::json> parseTomlAsJson(std::string_view text, const std::filesystem::path& file);
 
 }  // namespace gatescope::core

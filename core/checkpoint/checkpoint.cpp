@@ -3,17 +3,17 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "core/checkpoint/weight_discovery.h"
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 namespace {
@@ -30,19 +30,12 @@ Result<json> readConfig(const fs::path& path) {
                      path.string(),
                      {}};
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{ErrorKind::Io, "cannot open", path.string(), {}};
-    std::stringstream text;
-    text << in.rdbuf();
-    json config;
-    try {
-        config = json::parse(text.str());
-    } catch (const json::parse_error& e) {
-        return Error{ErrorKind::Format,
-                     fmt::format("not valid JSON near byte {}", e.byte),
-                     path.string(),
-                     {}};
-    }
+    Result<std::string> text =
+        data::readRegularFile(path, data::input_limits::kConfigJson, "a config.json");
+    if (!text) return text.error();
+    Result<json> parsed = data::parseBoundedJson(*text, path.string());
+    if (!parsed) return parsed.error();
+    json config = std::move(parsed).value();
     if (!config.is_object()) {
         return Error{ErrorKind::Format, "is not a JSON object", path.string(), {}};
     }
@@ -65,6 +58,8 @@ Result<fs::path> resolveDir(const fs::path& path) {
         return Error{ErrorKind::Io, "no such file or directory", path.string(), {}};
     }
     if (fs::is_directory(status)) return path;
+    // A file named inside the folder (config.json, model.safetensors): regular files only.
+    if (auto st = data::checkRegularFile(path); !st) return st.error();
     const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     return parent;
 }

@@ -1,12 +1,16 @@
 #include "core/checkpoint/safetensors_header.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+
+#include "data/common/bounded_json.h"
 
 namespace gatescope::core {
 namespace {
@@ -58,6 +62,10 @@ Result<TensorInfo> parseTensor(const std::string& name, const json& entry,
     }
     info.dtype = *dtype;
 
+    if (shapeIt->size() > kMaxSafetensorsRank) {
+        return fail(fmt::format("shape has {} dimensions, more than the {} accepted",
+                                shapeIt->size(), kMaxSafetensorsRank));
+    }
     uint64_t numel = 1;
     for (const json& dim : *shapeIt) {
         if (!dim.is_number_unsigned()) return fail("shape holds a value that is not a size");
@@ -96,19 +104,50 @@ std::string formatShape(std::span<const int64_t> shape) {
     return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
+Result<ParsedHeader> parseSafetensorsBytes(std::span<const std::byte> bytes,
+                                           const std::filesystem::path& file) {
+    auto fail = [&](std::string message) {
+        return Error{ErrorKind::Format, std::move(message), file.string(), {}};
+    };
+    const uint64_t fileSize = bytes.size();
+    if (fileSize < 8) {
+        return fail(
+            fmt::format("file is {} bytes, shorter than the 8-byte header length of a "
+                        "safetensors file (truncated?)",
+                        fileSize));
+    }
+    uint64_t headerLength = 0;
+    std::memcpy(&headerLength, bytes.data(), sizeof headerLength);
+    if (headerLength > fileSize - 8) {
+        return fail(
+            fmt::format("header length {} exceeds the {} bytes after the length field "
+                        "(truncated, or not a safetensors file)",
+                        headerLength, fileSize - 8));
+    }
+    if (headerLength > kMaxSafetensorsHeaderBytes) {
+        return fail(
+            fmt::format("header length {} exceeds the format's limit of {} bytes "
+                        "(corrupt header)",
+                        headerLength, kMaxSafetensorsHeaderBytes));
+    }
+    const std::string_view headerText(reinterpret_cast<const char*>(bytes.data() + 8),
+                                      headerLength);
+    return parseSafetensorsHeader(headerText, bytes.subspan(8 + headerLength), file);
+}
+
 Result<ParsedHeader> parseSafetensorsHeader(std::string_view header,
                                             std::span<const std::byte> data,
                                             const std::filesystem::path& file) {
-    json root;
-    try {
-        root = json::parse(header);
-    } catch (const json::parse_error& e) {
-        return Error{
-            ErrorKind::Format,
-            fmt::format("corrupt header: not valid JSON near byte {} of the header", e.byte),
-            file.string(),
-            {}};
+    data::JsonLimits limits;
+    limits.maxDepth = kMaxSafetensorsHeaderDepth;
+    limits.maxBytes = kMaxSafetensorsHeaderBytes;
+    Result<json> rootJson = data::parseBoundedJson(header, file.string(), "header", limits);
+    if (!rootJson) {
+        Error error = rootJson.error();
+        error.message = "corrupt header: " + error.message;
+        return error;
     }
+    const json root = std::move(rootJson).value();
     if (!root.is_object()) {
         return Error{ErrorKind::Format,
                      "corrupt header: the JSON header is not an object",

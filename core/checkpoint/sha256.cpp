@@ -1,15 +1,17 @@
 #include "core/checkpoint/sha256.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/checkpoint/checkpoint.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 
@@ -152,25 +154,31 @@ std::string sha256Hex(const void* data, std::size_t size) {
 }
 
 Result<std::string> sha256File(const std::filesystem::path& path, const std::atomic<bool>* stop) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                         &std::fclose);
-    if (!file) {
-        return Error{
-            ErrorKind::Io, fmt::format("cannot open: {}", std::strerror(errno)), path.string(), {}};
-    }
+    // Regular files only: a FIFO or a device (/dev/zero) would block or never end. Reads stop at
+    // the size fstat reported, so a file that grows while hashed cannot keep this loop going.
+    Result<data::InputFile> file = data::InputFile::open(path);
+    if (!file) return file.error();
     Sha256 hasher;
     std::vector<uint8_t> buffer(std::size_t{1} << 20);
-    while (true) {
+    uint64_t done = 0;
+    while (done < file->size()) {
         if (stop && stop->load())
             return Error{ErrorKind::Cancelled, "cancelled while hashing", path.string(), {}};
-        const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
-        if (got > 0) hasher.update(buffer.data(), got);
-        if (got < buffer.size()) {
-            if (std::ferror(file.get())) {
-                return Error{ErrorKind::Io, "read error while hashing", path.string(), {}};
-            }
-            break;
+        const std::size_t want =
+            static_cast<std::size_t>(std::min<uint64_t>(buffer.size(), file->size() - done));
+        const ssize_t got = ::pread(file->fd(), buffer.data(), want, static_cast<off_t>(done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            return Error{ErrorKind::Io,
+                         fmt::format("read error while hashing: {}", std::strerror(errno)),
+                         path.string(),
+                         {}};
         }
+        if (got == 0) {
+            return Error{ErrorKind::Io, "the file shrank while it was hashed", path.string(), {}};
+        }
+        hasher.update(buffer.data(), static_cast<std::size_t>(got));
+        done += static_cast<uint64_t>(got);
     }
     return hasher.finishHex();
 }

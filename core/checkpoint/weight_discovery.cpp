@@ -1,13 +1,14 @@
 #include "core/checkpoint/weight_discovery.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 namespace {
@@ -47,16 +48,12 @@ Result<WeightFiles> openSharded(const fs::path& dir, const fs::path& indexPath) 
     auto fail = [&](ErrorKind kind, std::string message, std::string object = {}) {
         return Error{kind, std::move(message), indexPath.string(), std::move(object)};
     };
-    std::ifstream in(indexPath, std::ios::binary);
-    if (!in) return fail(ErrorKind::Io, "cannot open");
-    std::stringstream text;
-    text << in.rdbuf();
-    json index;
-    try {
-        index = json::parse(text.str());
-    } catch (const json::parse_error& e) {
-        return fail(ErrorKind::Format, fmt::format("not valid JSON near byte {}", e.byte));
-    }
+    Result<std::string> text =
+        data::readRegularFile(indexPath, data::input_limits::kShardIndex, "a shard index");
+    if (!text) return text.error();
+    Result<json> parsed = data::parseBoundedJson(*text, indexPath.string());
+    if (!parsed) return parsed.error();
+    const json index = std::move(parsed).value();
     if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
         return fail(ErrorKind::Format, "lacks a \"weight_map\" object", "weight_map");
     }

@@ -8,6 +8,8 @@
 #include "core/input/id_sources.h"
 #include "core/tokenizer/text_file.h"
 #include "core/tokenizer/utf8.h"
+#include "core/trace/memory_budget.h"
+#include "data/common/input_file.h"
 
 namespace gatescope::core {
 namespace {
@@ -86,9 +88,25 @@ const char* toString(InputKind kind) {
     return "auto";
 }
 
-Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer) {
+Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer,
+                              const std::function<Status(int64_t)>& checkLength) {
     InputTokens out;
     out.kind = resolveKind(spec);
+    // Regular files only (a FIFO would block, /dev/zero never end), checked before hashing.
+    Result<data::InputFile> file = data::InputFile::open(spec.path);
+    if (!file) return file.error();
+    if (file->size() > data::input_limits::kInputFile) {
+        return Error{ErrorKind::Format,
+                     fmt::format("is {}, more than the {} read for an input; trace a part of it "
+                                 "(split the file)",
+                                 data::formatBytes(file->size()),
+                                 data::formatBytes(data::input_limits::kInputFile)),
+                     spec.path.string(),
+                     {}};
+    }
+    if (out.kind == InputKind::Text) {
+        if (auto st = checkTokenizeMemory(file->size(), spec.path); !st) return st.error();
+    }
     Result<std::string> digest = sha256File(spec.path);
     if (!digest) return digest.error();
     out.sha256 = std::move(digest).value();
@@ -121,6 +139,9 @@ Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer)
                                  spec.begin, end, total),
                      spec.path.string(),
                      {}};
+    }
+    if (checkLength) {
+        if (auto st = checkLength(end - spec.begin); !st) return st.error();
     }
     out.totalTokens = total;
     out.rangeBegin = spec.begin;

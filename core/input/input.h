@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,7 +61,13 @@ struct InputTokens {
 /// as given (no BOS added). Errors name the file and the problem: invalid UTF-8 (with the byte
 /// offset of the first bad byte), a malformed id (line and column), a negative id or one
 /// >= tokenizer->vocabSize() (with its token position), a pickled/object/big-endian/non-integer
-/// .npy, a missing or non-integer tensor, a range outside the tokens (Usage). Thread-safe.
-Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer);
+/// .npy, a missing or non-integer tensor, a range outside the tokens (Usage), a path that is not a
+/// regular file (a FIFO, a device: refused before anything is read), a file above
+/// data::input_limits::kInputFile, a text too large to tokenize in the memory available
+/// (checkTokenizeMemory). `checkLength` (may be empty) is called with the number of selected
+/// tokens before the per-token tables are built, and its error returned: where a caller refuses a
+/// sequence too long for its memory (checkTraceMemory). Thread-safe.
+Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer,
+                              const std::function<Status(int64_t)>& checkLength = {});
 
 }  // namespace gatescope::core

@@ -1,5 +1,6 @@
 // Private to core/models: the bookkeeping every forward shares: input validation, default targets,
-// thread count, no-grad mode, cancellation and progress between layers.
+// thread count, no-grad mode, cancellation (between layers, and inside the kernels through a
+// kernels::CancelScope on the forward's thread) and progress between layers.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "core/model/model.h"
 #include "core/torch_pch.h"
+#include "kernels/cpu/cancel.h"
 
 namespace gatescope::core {
 
@@ -38,6 +40,8 @@ private:
     const RunOptions& m_options;
     int m_layers;
     torch::NoGradGuard m_noGrad;
+    /// RunOptions::cancelled reaches the CPU kernels (per query block) and the chunk loops.
+    kernels::CancelScope m_cancelScope{m_options.cancelled};
 };
 
 }  // namespace gatescope::core

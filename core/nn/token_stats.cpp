@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/cancel.h"
+
 namespace gatescope::core {
 
 namespace {
@@ -40,6 +42,7 @@ void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& he
         targetTensor.data_ptr<int64_t>()[i] = std::max<int32_t>(targets[i], 0);
     targetTensor = targetTensor.to(hidden.device());
     for (int64_t row0 = 0; row0 < n; row0 += kDeviceRowChunk) {
+        kernels::throwIfCancelled();
         const int64_t rows = std::min(kDeviceRowChunk, n - row0);
         const auto chunk = chunkLogits(hidden, head, precision, row0, rows);
         const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;
@@ -85,6 +88,7 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
         return;
     }
     for (int64_t row0 = 0; row0 < n; row0 += kRowChunk) {
+        kernels::throwIfCancelled();
         const int64_t rows = std::min(kRowChunk, n - row0);
         const auto chunk = chunkLogits(hidden, head, precision, row0, rows);
         const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;

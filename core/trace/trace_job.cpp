@@ -1,14 +1,19 @@
 #include "core/trace/trace_job.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/tokenizer/load_tokenizer.h"
 #include "core/trace/layer_recorder.h"
+#include "core/trace/memory_budget.h"
+#include "core/trace/output_guard.h"
+#include "core/trace/thread_limit.h"
 #include "core/trace/trace_manifest.h"
 
 namespace gatescope::core {
@@ -31,6 +36,48 @@ data::TokenTable tokenTable(const InputTokens& input) {
 
 data::PerTokenResults perToken(ForwardResult&& result) {
     return {std::move(result.loss), std::move(result.targetRank), std::move(result.entropy)};
+}
+
+Error withObject(Error error, std::string object) {
+    if (error.object.empty()) error.object = std::move(object);
+    return error;
+}
+
+/// Every file the run reads: the input, the weights, config.json, the index, the tokenizer.
+std::vector<RunInputFile> runInputs(const TraceRequest& request, const Checkpoint& checkpoint) {
+    std::vector<RunInputFile> files = checkpointSideFiles(checkpoint.dir());
+    files.push_back({request.input.path, "the input"});
+    for (const auto& weights : checkpoint.weightFiles())
+        files.push_back({weights, "the checkpoint's weights"});
+    return files;
+}
+
+/// Layers and heads asked for must exist: silently ignoring --layers 40 on a 4-layer model
+/// hands back a trace without what was asked for.
+Status checkLayersAndHeads(const TraceRequest& request, const ModelInfo& info) {
+    auto check = [](const std::vector<int>& asked, int count, const char* option,
+                    const char* what) -> Status {
+        for (int index : asked) {
+            if (index < 0 || index >= count) {
+                return Error{ErrorKind::Usage,
+                             fmt::format("{} {} is outside the model's {} {} (0-{})", what, index,
+                                         count, std::string(what) + "s", count - 1),
+                             {},
+                             option};
+            }
+        }
+        return Ok{};
+    };
+    if (auto st = check(request.layers, info.layers, "--layers", "layer"); !st) return st;
+    return check(request.pyramidHeads, info.heads, "--heads", "head");
+}
+
+/// Memory the pyramid levels of one head take besides the per-token arrays (both pools, both
+/// maps, every level: 4/3 of the finest).
+uint64_t pyramidBytes(const TraceRequest& request) {
+    if (!request.storePyramids) return 0;
+    const auto side = static_cast<uint64_t>(std::max<int64_t>(request.pyramidFinestSide, 1));
+    return side * side * 4 * 2 * 2 * 4 / 3;
 }
 
 }  // namespace
@@ -65,14 +112,19 @@ Result<std::shared_ptr<LoadedModel>> LoadedModelCache::load(const std::filesyste
     return loaded;
 }
 
-Result<TraceOutcome> runTraceJob(const TraceRequest& request,
-                                 const std::function<void(const TraceProgress&)>& progress,
-                                 const std::atomic<bool>* cancel, LoadedModelCache* models) {
+namespace {
+
+Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
+                                          const std::function<void(const TraceProgress&)>& progress,
+                                          const std::atomic<bool>* cancel,
+                                          LoadedModelCache* models) {
     const auto started = Clock::now();
     auto report = [&](double fraction, std::string stage, int64_t tokens) {
         if (progress) progress({fraction, std::move(stage), tokens});
     };
     report(0.0, "loading", 0);
+    if (auto st = checkThreadCount(request.threads); !st)
+        return withObject(st.error(), "--threads");
     auto device = checkDevice(request.device);
     if (!device) return device.error();
 
@@ -81,6 +133,10 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     if (!loaded) return loaded.error();
     const auto& checkpoint = (*loaded)->checkpoint;
     auto& model = (*loaded)->model;
+    // Before anything long runs: the trace may not replace one of its own inputs or a device.
+    if (auto st = checkTraceOutput(request.out, runInputs(request, *checkpoint)); !st)
+        return st.error();
+    if (auto st = checkLayersAndHeads(request, model->info()); !st) return st.error();
     // The weights' digests for the manifest read every byte (seconds for a GB checkpoint): they
     // are computed beside the forward, and abandoned if the job ends early.
     std::atomic<bool> stopHashing = false;
@@ -92,12 +148,16 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
         ~StopOnExit() { flag = true; }
     } stopOnExit{stopHashing};
     const Tokenizer* tok = (*loaded)->tokenizer.get();
-    auto input = readInput(request.input, tok);
+    // A sequence longer than memory allows is refused before its per-token tables are built.
+    auto input = readInput(request.input, tok, [&](int64_t tokens) {
+        return checkTraceMemory(tokens, model->info(), pyramidBytes(request), request.input.path);
+    });
     if (!input) return input.error();
     const int64_t n = static_cast<int64_t>(input->ids.size());
 
     data::TraceWriterOptions writerOptions = request.writer;
     if (writerOptions.encodeThreads == 0) writerOptions.encodeThreads = request.threads;
+    writerOptions.cancel = cancel;  // a large factor stops between chunk batches
     auto writer = data::TraceWriter::create(request.out, writerOptions);
     if (!writer) return writer.error();
     if (auto st = (*writer)->writeTokens(tokenTable(*input)); !st) return st.error();
@@ -142,6 +202,23 @@ Result<TraceOutcome> runTraceJob(const TraceRequest& request,
     outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     report(1.0, "done", n);
     return outcome;
+}
+
+}  // namespace
+
+Result<TraceOutcome> runTraceJob(const TraceRequest& request,
+                                 const std::function<void(const TraceProgress&)>& progress,
+                                 const std::atomic<bool>* cancel, LoadedModelCache* models) {
+    try {
+        return runTraceJobUnguarded(request, progress, cancel, models);
+    } catch (const std::bad_alloc&) {
+        // Estimates come first (checkTraceMemory); this is what is left when they were short.
+        return Error{ErrorKind::Io,
+                     "out of memory while tracing this input: trace a part of it with --range "
+                     "START:END, or record fewer layers (--layers)",
+                     request.input.path.string(),
+                     {}};
+    }
 }
 
 }  // namespace gatescope::core

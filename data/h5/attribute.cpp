@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "data/h5/string_values.h"
+
 namespace gatescope::data::h5 {
 namespace {
 
@@ -102,34 +104,45 @@ Result<bool> hasAttribute(const Object& owner, std::string_view name) {
                     attributeLocation(owner, name), "cannot look up attribute");
 }
 
-Result<std::string> readStringAttribute(const Object& owner, std::string_view name) {
+namespace {
+
+// The attribute's dataspace must hold exactly one value: scalar, or simple with one element
+// (never the null space, which holds none).
+Status requireOneValue(const Attribute& attr, const char* what) {
+    const Location& where = attr.where();
+    hid_t space = H5Aget_space(attr.id());
+    if (space < 0) return makeError(ErrorKind::Format, where, "cannot get dataspace");
+    Handle owner(space, where);
+    const H5S_class_t cls = H5Sget_simple_extent_type(space);
+    const hssize_t points = H5Sget_simple_extent_npoints(space);
+    if ((cls == H5S_SCALAR || cls == H5S_SIMPLE) && points == 1) return Ok{};
+    H5Eclear2(H5E_DEFAULT);
+    return Error{ErrorKind::Shape, std::string("expected a scalar ") + what + " attribute",
+                 where.file, where.object};
+}
+
+}  // namespace
+
+Result<std::string> readStringAttribute(const Object& owner, std::string_view name,
+                                        size_t maxBytes) {
     auto lock = lockLibrary();
     auto attr = Attribute::open(owner, name);
     if (!attr) return attr.error();
     auto type = attr->type();
     if (!type) return type.error();
-    auto dims = attr->dims();
-    if (!dims) return dims.error();
     const Location& where = attr->where();
-    if (type->typeClass() != H5T_STRING || !dims->empty())
+    if (type->typeClass() != H5T_STRING)
         return Error{ErrorKind::Shape, "expected a scalar string attribute", where.file,
                      where.object};
-    if (type->isVariableString()) {
-        Type memType = Type::utf8String();
-        char* pointer = nullptr;
-        auto rc = check(H5Aread(attr->id(), memType.id(), &pointer), ErrorKind::Format, where,
-                        "cannot read attribute");
-        if (!rc) return rc.error();
-        std::string value = pointer ? pointer : "";
-        H5free_memory(pointer);
-        return value;
-    }
-    std::string value(type->size(), '\0');
-    auto rc = check(H5Aread(attr->id(), type->id(), value.data()), ErrorKind::Format, where,
-                    "cannot read attribute");
-    if (!rc) return rc.error();
-    value.resize(value.find('\0') == std::string::npos ? value.size() : value.find('\0'));
-    return value;
+    if (auto one = requireOneValue(*attr, "string"); !one) return one.error();
+    auto stored = inspectStringType(*type, maxBytes, where);
+    if (!stored) return stored.error();
+    const hid_t id = attr->id();
+    auto values = readStringValues(
+        *stored, 1, maxBytes,
+        [id](hid_t memType, void* buffer) { return H5Aread(id, memType, buffer); }, where);
+    if (!values) return values.error();
+    return std::move(values->front());
 }
 
 Result<int64_t> readIntAttribute(const Object& owner, std::string_view name) {
@@ -138,13 +151,12 @@ Result<int64_t> readIntAttribute(const Object& owner, std::string_view name) {
     if (!attr) return attr.error();
     auto type = attr->type();
     if (!type) return type.error();
-    auto dims = attr->dims();
-    if (!dims) return dims.error();
     const Location& where = attr->where();
-    bool scalar = dims->empty() || (dims->size() == 1 && (*dims)[0] == 1);
-    if (type->typeClass() != H5T_INTEGER || !scalar)
+    const size_t size = type->size();
+    if (type->typeClass() != H5T_INTEGER || (size != 1 && size != 2 && size != 4 && size != 8))
         return Error{ErrorKind::Shape, "expected a scalar integer attribute", where.file,
                      where.object};
+    if (auto one = requireOneValue(*attr, "integer"); !one) return one.error();
     int64_t value = 0;
     Type memType = Type::nativeInt64();
     auto rc = check(H5Aread(attr->id(), memType.id(), &value), ErrorKind::Format, where,

@@ -37,10 +37,13 @@ Status writeAttribute(const Object& owner, std::string_view name,
                       const std::vector<std::string>& values);
 
 Result<bool> hasAttribute(const Object& owner, std::string_view name);
-/// Reads a scalar string attribute, fixed- or variable-length. Missing when absent, Shape when it
-/// is not a string.
-Result<std::string> readStringAttribute(const Object& owner, std::string_view name);
-/// Reads a scalar integer attribute of any integer type. Missing when absent, Shape otherwise.
+/// Reads a scalar string attribute, fixed- or variable-length (string_values.h: the stored type is
+/// checked and bounded first). Missing when absent, Shape when it is not one string, Format when
+/// its type is malformed, it is longer than `maxBytes` or HDF5 cannot read it.
+Result<std::string> readStringAttribute(const Object& owner, std::string_view name,
+                                        size_t maxBytes = size_t{1} << 20);
+/// Reads a scalar (or one-element) integer attribute of an integer type of 1, 2, 4 or 8 bytes,
+/// converted to int64 (values beyond it saturate). Missing when absent, Shape otherwise.
 Result<int64_t> readIntAttribute(const Object& owner, std::string_view name);
 
 }  // namespace gatescope::data::h5

@@ -24,11 +24,15 @@ size_t chunkBatch(int threads) {
 }
 
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
-                   const std::vector<PlainChunk>& chunks, int threads) {
+                   const std::vector<PlainChunk>& chunks, int threads,
+                   const std::atomic<bool>* cancel) {
+    auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
     if (encoding.compression == Compression::None) {  // nothing to encode: no copy, no threads
-        for (const auto& chunk : chunks)
+        for (const auto& chunk : chunks) {
+            if (cancelled()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
             if (auto rc = dataset.writeRawChunk(chunk.offset, chunk.data, chunkBytes); !rc)
                 return rc;
+        }
         return Ok{};
     }
     threads = resolveThreads(threads);
@@ -36,6 +40,7 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
     std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded(
         std::min(batch, chunks.size()));
     for (size_t first = 0; first < chunks.size(); first += batch) {
+        if (cancelled()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
         const size_t count = std::min(batch, chunks.size() - first);
         std::atomic<size_t> next{0};
         auto work = [&] {

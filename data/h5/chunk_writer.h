@@ -1,6 +1,7 @@
 // Many chunks of one dataset written at once: compressed on worker threads, stored in order.
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "data/h5/chunk_codec.h"
@@ -22,9 +23,11 @@ size_t chunkBatch(int threads);
 /// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
 /// (0: all cores; never more than there are chunks) and stores them in order with
 /// Dataset::writeRawChunk, a bounded batch at a time. Encoding runs without the HDF5 lock when the
-/// caller does not hold it. Errors: Internal (an encoder failed), Io (a write failed); chunks of
+/// caller does not hold it. Errors: Internal (an encoder failed), Io (a write failed), Cancelled
+/// (`cancel` was set when a batch was due: a large array stops within one batch); chunks of
 /// earlier batches may then be stored.
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
-                   const std::vector<PlainChunk>& chunks, int threads);
+                   const std::vector<PlainChunk>& chunks, int threads,
+                   const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace gatescope::data::h5

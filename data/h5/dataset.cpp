@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "data/h5/access.h"
 #include "data/h5/file.h"
 
 namespace gatescope::data::h5 {
@@ -40,16 +41,49 @@ Result<Dataset> Dataset::open(const Object& parent, std::string_view name) {
     if (!*found) return Error{ErrorKind::Missing, "no such dataset", where.file, where.object};
     H5O_info_t info;
     auto rc = check(H5Oget_info_by_name2(parent.id(), std::string(name).c_str(), &info,
-                                         H5O_INFO_BASIC, H5P_DEFAULT),
+                                         H5O_INFO_BASIC, linkAccess()),
                     ErrorKind::Format, where, "cannot inspect object");
     if (!rc) return rc.error();
     if (info.type != H5O_TYPE_DATASET)
         return Error{ErrorKind::Shape, "expected a dataset, found another kind of object",
                      where.file, where.object};
-    auto id = checkId(H5Dopen2(parent.id(), std::string(name).c_str(), H5P_DEFAULT),
+    auto id = checkId(H5Dopen2(parent.id(), std::string(name).c_str(), datasetAccess()),
                       ErrorKind::Format, where, "cannot open dataset");
     if (!id) return id.error();
-    return Dataset(Handle(*id, where));
+    Dataset dataset(Handle(*id, where));
+    if (auto local = dataset.requireLocalStorage(); !local) return local.error();
+    return dataset;
+}
+
+Status Dataset::requireLocalStorage() const {
+    auto lock = lockLibrary();
+    hid_t dcpl = H5Dget_create_plist(id());
+    if (dcpl < 0) return makeError(ErrorKind::Format, where(), "cannot read creation properties");
+    Handle owner(dcpl, where());
+    const H5D_layout_t layout = H5Pget_layout(dcpl);
+    if (layout == H5D_VIRTUAL)
+        return Error{ErrorKind::Unsupported,
+                     "is a virtual dataset (its values would come from other files); gatescope "
+                     "reads only data stored inside the file",
+                     where().file, where().object};
+    if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED)
+        return makeError(ErrorKind::Format, where(), "unknown storage layout");
+    const int external = H5Pget_external_count(dcpl);
+    if (external < 0) return makeError(ErrorKind::Format, where(), "cannot read storage");
+    if (external > 0) {
+        char name[256] = {0};
+        off_t offset = 0;
+        hsize_t size = 0;
+        if (H5Pget_external(dcpl, 0, sizeof name - 1, name, &offset, &size) < 0)
+            H5Eclear2(H5E_DEFAULT);
+        name[sizeof name - 1] = '\0';
+        return Error{ErrorKind::Unsupported,
+                     "is stored in external file '" + std::string(name) +
+                         "' (HDF5 external storage); gatescope reads only data stored inside the "
+                         "file",
+                     where().file, where().object};
+    }
+    return Ok{};
 }
 
 Result<Space> Dataset::space() const {

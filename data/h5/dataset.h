@@ -21,8 +21,15 @@ public:
     /// Creates a scalar (0-d) dataset.
     static Result<Dataset> createScalar(const Object& parent, std::string_view name,
                                         const Type& type);
-    /// Opens the dataset at relative path `name`. Missing when absent, Shape when not a dataset.
+    /// Opens the dataset at relative path `name`. Missing when absent, Shape when not a dataset,
+    /// Unsupported when a path component is not a hard link or the data is not stored inside the
+    /// file (requireLocalStorage()).
     static Result<Dataset> open(const Object& parent, std::string_view name);
+
+    /// Refuses data that HDF5 would read from elsewhere: external storage (H5Pset_external: raw
+    /// bytes of any file, e.g. /etc/passwd, read as values) and virtual datasets (sources in other
+    /// files). Unsupported naming the external file; Format when the layout is unknown.
+    Status requireLocalStorage() const;
 
     Result<Dims> dims() const;
     Result<Type> type() const;

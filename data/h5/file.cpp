@@ -1,9 +1,14 @@
 #include "data/h5/file.h"
 
+#include "data/h5/access.h"
+#include "data/h5/checked_driver.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
+
+#include <fmt/format.h>
 #include <filesystem>
 #include <system_error>
 
@@ -39,10 +44,48 @@ Result<File> File::openReadOnly(const std::string& path, size_t chunkCacheBytes)
         return Error{ErrorKind::Format, "not an HDF5 file (no HDF5 signature found)", path, ""};
     auto fapl = PropertyList::fileAccess(chunkCacheBytes, where);
     if (!fapl) return fapl.error();
+    if (auto rc = useCheckedDriver(fapl->id(), nullptr, 0, where); !rc) return rc.error();
     auto id = checkId(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl->id()), ErrorKind::Format, where,
                       "cannot open HDF5 file: truncated or corrupt");
     if (!id) return id.error();
-    return File(Handle(*id, where));
+    File file(Handle(*id, where));
+    if (auto rc = file.requireEightByteLengths(); !rc) return rc.error();
+    return file;
+}
+
+Result<File> File::openImage(const std::string& name, const void* data, size_t size,
+                             size_t chunkCacheBytes) {
+    Location where{name, ""};
+    if (size == 0 || data == nullptr)
+        return Error{ErrorKind::Format, "not an HDF5 file (empty)", name, ""};
+    auto lock = lockLibrary();
+    auto fapl = PropertyList::fileAccess(chunkCacheBytes, where);
+    if (!fapl) return fapl.error();
+    if (auto rc = useCheckedDriver(fapl->id(), data, size, where); !rc) return rc.error();
+    auto id = checkId(H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl->id()), ErrorKind::Format, where,
+                      "cannot open HDF5 file image: not HDF5, truncated or corrupt");
+    if (!id) return id.error();
+    File file(Handle(*id, where));
+    if (auto rc = file.requireEightByteLengths(); !rc) return rc.error();
+    return file;
+}
+
+Status File::requireEightByteLengths() const {
+    auto lock = lockLibrary();
+    hid_t fcpl = H5Fget_create_plist(id());
+    if (fcpl < 0) return makeError(ErrorKind::Format, where(), "cannot read creation properties");
+    Handle owner(fcpl, where());
+    size_t addressBytes = 0, lengthBytes = 0;
+    auto rc = check(H5Pget_sizes(fcpl, &addressBytes, &lengthBytes), ErrorKind::Format, where(),
+                    "cannot read the file's address and length sizes");
+    if (!rc) return rc;
+    if (lengthBytes != 8)
+        return Error{ErrorKind::Unsupported,
+                     fmt::format("HDF5 file with {}-byte lengths; gatescope reads files with the "
+                                 "usual 8-byte lengths",
+                                 lengthBytes),
+                     where().file, ""};
+    return Ok{};
 }
 
 Status File::flush() {
@@ -99,32 +142,48 @@ Result<Group> Group::open(const Object& parent, std::string_view name) {
     if (!*found) return Error{ErrorKind::Missing, "no such group", where.file, where.object};
     H5O_info_t info;
     auto rc = check(H5Oget_info_by_name2(parent.id(), std::string(name).c_str(), &info,
-                                         H5O_INFO_BASIC, H5P_DEFAULT),
+                                         H5O_INFO_BASIC, linkAccess()),
                     ErrorKind::Format, where, "cannot inspect object");
     if (!rc) return rc.error();
     if (info.type != H5O_TYPE_GROUP)
         return Error{ErrorKind::Shape, "expected a group, found another kind of object", where.file,
                      where.object};
-    auto id = checkId(H5Gopen2(parent.id(), std::string(name).c_str(), H5P_DEFAULT),
+    auto id = checkId(H5Gopen2(parent.id(), std::string(name).c_str(), groupAccess()),
                       ErrorKind::Format, where, "cannot open group");
     if (!id) return id.error();
     return Group(Handle(*id, where));
 }
 
 namespace {
-herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* out) {
-    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+struct Children {
+    std::vector<std::string> names;
+    std::string notHard;  // the first child that is not a hard link
+};
+
+herr_t collectName(hid_t, const char* name, const H5L_info_t* info, void* out) {
+    auto* children = static_cast<Children*>(out);
+    if (info->type != H5L_TYPE_HARD) {
+        children->notHard = name;
+        return 1;  // stop: the caller reports it
+    }
+    children->names.emplace_back(name);
     return 0;
 }
 }  // namespace
 
 Result<std::vector<std::string>> Group::childNames() const {
     auto lock = lockLibrary();
-    std::vector<std::string> names;
-    auto rc = check(H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names),
+    Children children;
+    auto rc = check(H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &children),
                     ErrorKind::Format, where(), "cannot list group members");
     if (!rc) return rc.error();
-    return names;
+    if (!children.notHard.empty()) {
+        Location child{where().file, joinPath(where().object, children.notHard)};
+        auto link = requireHardLink(id(), children.notHard, child);
+        if (!link) return link.error();
+        return makeError(ErrorKind::Format, child, "link changed while listing");
+    }
+    return std::move(children.names);
 }
 
 Result<bool> exists(const Object& parent, std::string_view path) {
@@ -138,11 +197,12 @@ Result<bool> exists(const Object& parent, std::string_view path) {
         if (!part.empty()) {
             if (!prefix.empty()) prefix += '/';
             prefix += part;
-            auto found =
-                checkTri(H5Lexists(parent.id(), prefix.c_str(), H5P_DEFAULT), ErrorKind::Format,
-                         {parent.where().file, joinPath(parent.where().object, prefix)},
-                         "cannot look up link");
+            Location where{parent.where().file, joinPath(parent.where().object, prefix)};
+            auto found = checkTri(H5Lexists(parent.id(), prefix.c_str(), linkAccess()),
+                                  ErrorKind::Format, where, "cannot look up link");
             if (!found || !*found) return found;
+            // Checked before the next component goes through it.
+            if (auto hard = requireHardLink(parent.id(), prefix, where); !hard) return hard.error();
         }
         if (slash == std::string_view::npos) break;
         start = slash + 1;

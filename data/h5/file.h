@@ -17,9 +17,17 @@ public:
     File() = default;  ///< empty; valid() is false
     /// Creates `path` for writing, truncating any file already there. Io error when it cannot.
     static Result<File> create(const std::string& path);
-    /// Opens `path` read-only. Io when the file is absent or unreadable, Format when it is not
-    /// HDF5 or is truncated/corrupt. `chunkCacheBytes` sizes HDF5's per-dataset chunk cache.
+    /// Opens `path` read-only, through the checking driver (checked_driver.h). Io when the file is
+    /// absent or unreadable, Format when it is not HDF5 or is truncated/corrupt, Unsupported for
+    /// files with other than 8-byte lengths. `chunkCacheBytes` sizes HDF5's per-dataset chunk
+    /// cache.
     static Result<File> openReadOnly(const std::string& path, size_t chunkCacheBytes);
+    /// Opens the HDF5 file image `data` (`size` bytes) read-only in memory, through the checking
+    /// driver (checked_driver.h) on a copy it takes, so `data` may go once this returns. `name`
+    /// stands for the file in errors and names no file on disk. Format when the bytes are not
+    /// HDF5 or are corrupt. For fuzzing and tests of the reader.
+    static Result<File> openImage(const std::string& name, const void* data, size_t size,
+                                  size_t chunkCacheBytes);
 
     /// Writes every dirty buffer of the file to the operating system.
     Status flush();
@@ -33,6 +41,7 @@ public:
 
 private:
     using Object::Object;
+    Status requireEightByteLengths() const;
 };
 
 /// A group, opened or created under a file or another group. Move-only.
@@ -42,10 +51,12 @@ public:
     static Result<Group> root(const File& file);
     /// Creates the direct child group `name` (which must not exist yet).
     static Result<Group> create(const Object& parent, std::string_view name);
-    /// Opens the group at relative path `name` ("a/b" allowed). Missing when it is absent.
+    /// Opens the group at relative path `name` ("a/b" allowed). Missing when it is absent,
+    /// Unsupported when a component is not a hard link (see exists()).
     static Result<Group> open(const Object& parent, std::string_view name);
 
-    /// Names of the direct children (groups and datasets), in name order.
+    /// Names of the direct children (groups and datasets), in name order. A child that is not a
+    /// hard link is an Unsupported error naming it (see exists()).
     Result<std::vector<std::string>> childNames() const;
 
 private:
@@ -53,6 +64,8 @@ private:
 };
 
 /// Whether relative path `path` ("a/b/c") exists under `parent`, checked component by component.
+/// Every component present must be a hard link: a soft, external or user-defined link is an
+/// Unsupported error naming it (and an external link's target), never followed.
 Result<bool> exists(const Object& parent, std::string_view path);
 
 }  // namespace gatescope::data::h5

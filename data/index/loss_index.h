@@ -3,6 +3,11 @@
 // /per_token/loss (NaN past its length), so h5py or h5web read every run's losses as one array
 // without copying them. /n_tokens [runs] int64 and the root attribute "runs" (JSON list of run ids,
 // trace paths) describe the rows.
+//
+// A virtual dataset reads whatever files its mappings name, so the index keeps them inside its
+// folder: sources are relative paths without "..", to files that exist there and resolve (through
+// any symbolic link) inside the folder, and readLossIndex checks that an index on disk maps
+// exactly the traces its "runs" attribute names before anyone trusts it.
 #pragma once
 
 #include <filesystem>
@@ -22,7 +27,15 @@ struct LossIndexEntry {
 
 /// Writes the index to `path` through a temporary file renamed into place. Sources are stored with
 /// the paths given, relative to the index's folder: HDF5 resolves relative VDS sources against the
-/// index file's folder, so the folder can move as a whole. Errors: Io naming `path`.
+/// index file's folder, so the folder can move as a whole. The written file is read back with
+/// readLossIndex before it is renamed. Errors: Usage naming the trace when a source is absolute,
+/// climbs out with "..", is missing or resolves outside the folder; Io naming `path` otherwise.
 Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossIndexEntry>& runs);
+
+/// Reads an index's rows and checks its virtual dataset: every mapping reads /per_token/loss of
+/// a relative source inside the index's folder, and the sources are, row by row, the traces the
+/// "runs" attribute names. Errors: Format naming `path` and the mapping at fault; Io when absent.
+/// The sources themselves are not opened.
+Result<std::vector<LossIndexEntry>> readLossIndex(const std::filesystem::path& path);
 
 }  // namespace gatescope::data

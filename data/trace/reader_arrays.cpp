@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "data/trace/float16.h"
+#include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::data {
@@ -19,6 +20,12 @@ Result<Array> TraceReader::gates(int layer) const {
     if (!ds) return ds.error();
     Array out;
     out.shape = {info->header.nHeads, m_summary.nTokens, info->header.nChannels};
+    if (out.shape[0] * out.shape[1] * out.shape[2] > kMaxWholeReadValues)
+        return error(ErrorKind::Unsupported,
+                     fmt::format("{} x {} x {} gate values are more than one read returns ({}); "
+                                 "read them per head",
+                                 out.shape[0], out.shape[1], out.shape[2], kMaxWholeReadValues),
+                     path);
     out.values.resize(static_cast<size_t>(out.shape[0] * out.shape[1] * out.shape[2]));
     auto rc = (*ds)->read(h5::Type::nativeFloat(), out.values.data());
     if (!rc) return rc.error();
@@ -123,7 +130,8 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
     if (!info) return error(ErrorKind::Missing, fmt::format("no layer {} in this trace", layer));
     std::string path = schema::pyramidPath(layer, map, pool, level);
     if (!info->pyramid(map)) return error(ErrorKind::Missing, "no such pyramid map", path);
-    if (level < 0 || level > 40) return error(ErrorKind::Missing, "no such pyramid level", path);
+    if (level < 0 || level > kMaxPyramidLevel)
+        return error(ErrorKind::Missing, "no such pyramid level", path);
     int64_t side = levelSide(m_summary.nTokens, level);
     std::shared_ptr<h5::Dataset> ds;
     int64_t heads = 0;

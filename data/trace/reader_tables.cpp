@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data/common/bounded_json.h"
 #include "data/h5/strings.h"
 #include "data/trace/trace_reader.h"
 
@@ -48,7 +49,8 @@ Result<std::shared_ptr<h5::Dataset>> TraceReader::dataset(const std::string& pat
     for (size_t i = 0; shapeOk && i < dims.size(); ++i)
         shapeOk = dims[i] < 0 || dims[i] == actual[i];
     bool typeOk = type->typeClass() == cls &&
-                  (cls != H5T_FLOAT || type->size() == 4 || (allowF16 && type->size() == 2));
+                  (cls != H5T_FLOAT || type->size() == 4 || (allowF16 && type->size() == 2)) &&
+                  (cls != H5T_INTEGER || type->size() <= 8);
     if (!shapeOk || !typeOk) {
         std::string expected = cls == H5T_FLOAT ? (allowF16 ? "float32 or float16" : "float32")
                                                 : (cls == H5T_INTEGER ? "integer" : "string");
@@ -58,6 +60,7 @@ Result<std::shared_ptr<h5::Dataset>> TraceReader::dataset(const std::string& pat
                                  describeType(*type), describeDims(actual), m_summary.nTokens),
                      path);
     }
+    if (auto rc = checkStorage(*opened, path); !rc) return rc.error();
     auto shared = std::make_shared<h5::Dataset>(std::move(*opened));
     m_datasets.emplace(path, shared);
     return shared;
@@ -69,10 +72,11 @@ Result<nlohmann::json> TraceReader::manifest() const {
     if (!ds) return ds.error();
     auto text = h5::readScalarString(**ds);
     if (!text) return text.error();
-    auto json = nlohmann::json::parse(*text, nullptr, false);
-    if (json.is_discarded() || !json.is_object())
+    auto json = parseBoundedJson(*text, m_summary.path, schema::kManifest);
+    if (!json) return json.error();
+    if (!json->is_object())
         return error(ErrorKind::Format, "the manifest is not a JSON object", schema::kManifest);
-    return json;
+    return std::move(*json);
 }
 
 Result<TokenTable> TraceReader::tokens() const {

@@ -1,24 +1,37 @@
-// TraceReader: opening, version checks and the summary (metadata read once).
+// TraceReader: opening, version checks and the summary (metadata read once, every count range-
+// checked; reader_checks.cpp compares the datasets with it).
 #include "data/trace/trace_reader.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
+#include "data/common/bounded_json.h"
 #include "data/h5/attribute.h"
+#include "data/trace/trace_limits.h"
 
 namespace gatescope::data {
 namespace {
 
-bool allDigits(std::string_view text) {
-    return !text.empty() && text.size() <= 9 &&
-           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+// Layer groups are named as the writer names them ("000".."999"), so two groups cannot claim
+// one index.
+std::optional<int> layerIndex(const std::string& name) {
+    if (name.size() != 3 ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return std::stoi(name);
 }
 
-Result<int> intAttribute(const h5::Object& owner, std::string_view name) {
-    auto value = h5::readIntAttribute(owner, name);
-    if (!value) return value.error();
-    return static_cast<int>(*value);
+// Pyramid levels are named as schema::pyramidPath writes them: decimal without leading zeros,
+// 0..kMaxPyramidLevel.
+std::optional<int> levelIndex(const std::string& name) {
+    if (name.empty() || name.size() > 2 || (name.size() > 1 && name[0] == '0') ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    const int level = std::stoi(name);
+    if (level > kMaxPyramidLevel) return std::nullopt;
+    return level;
 }
 
 }  // namespace
@@ -41,8 +54,11 @@ const LayerInfo* TraceSummary::layer(int index) const {
     return nullptr;
 }
 
-TraceReader::TraceReader(h5::File file, ReaderOptions options)
-    : m_file(std::move(file)), m_options(options), m_cache(options.chunkCacheBytes) {
+TraceReader::TraceReader(h5::File file, ReaderOptions options, uint64_t fileBytes)
+    : m_file(std::move(file)),
+      m_options(options),
+      m_fileBytes(fileBytes),
+      m_cache(options.chunkCacheBytes) {
     m_summary.path = m_file.where().file;
 }
 
@@ -60,7 +76,23 @@ Result<std::shared_ptr<TraceReader>> TraceReader::open(const std::filesystem::pa
     // HDF5's own chunk cache is off: the block cache holds decoded data, bounded in total.
     auto file = h5::File::openReadOnly(path.string(), 0);
     if (!file) return file.error();
-    std::shared_ptr<TraceReader> reader(new TraceReader(std::move(*file), options));
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (ec) return Error{ErrorKind::Io, "cannot read the file size: " + ec.message(), path, ""};
+    return finishOpen(std::move(file), options, bytes);
+}
+
+Result<std::shared_ptr<TraceReader>> TraceReader::openImage(const std::string& name,
+                                                            const void* data, size_t size,
+                                                            ReaderOptions options) {
+    return finishOpen(h5::File::openImage(name, data, size, 0), options, size);
+}
+
+Result<std::shared_ptr<TraceReader>> TraceReader::finishOpen(Result<h5::File> file,
+                                                             ReaderOptions options,
+                                                             uint64_t fileBytes) {
+    if (!file) return file.error();
+    std::shared_ptr<TraceReader> reader(new TraceReader(std::move(*file), options, fileBytes));
     auto rc = reader->readSummary();
     if (!rc) return rc.error();
     return reader;
@@ -70,10 +102,12 @@ Status TraceReader::readSummary() {
     auto lock = h5::lockLibrary();
     auto root = h5::Group::root(m_file);
     if (!root) return root.error();
-    auto name = h5::readStringAttribute(*root, "gatescope_format");
-    if (!name)
+    auto name = h5::readStringAttribute(*root, "gatescope_format", 256);
+    if (!name) {
+        if (name.error().kind != ErrorKind::Missing) return name.error();
         return error(ErrorKind::Format, "not a gatescope trace (no gatescope_format attribute)",
                      "/");
+    }
     // A different name is taken as another (future or foreign) flavour of the format: refused
     // like a newer version, so the caller sees "update gatescope" rather than "corrupt".
     if (*name != kFormatName)
@@ -94,14 +128,23 @@ Status TraceReader::readSummary() {
     m_summary.formatVersion = static_cast<int>(*version);
     auto nTokens = h5::readIntAttribute(*root, "n_tokens");
     if (!nTokens) return nTokens.error();
-    if (*nTokens < 1)
-        return error(ErrorKind::Format, fmt::format("n_tokens is {}, must be >= 1", *nTokens), "/");
+    if (*nTokens < 1 || *nTokens > kMaxTraceTokens)
+        return error(ErrorKind::Format,
+                     fmt::format("n_tokens is {}, must be in 1..{}", *nTokens, kMaxTraceTokens),
+                     "/@n_tokens");
     m_summary.nTokens = *nTokens;
-    if (auto type = h5::readStringAttribute(*root, "model_type")) m_summary.modelType = *type;
-    if (auto c = h5::readStringAttribute(*root, "compression")) m_summary.compression = *c;
+    for (auto [key, field] :
+         {std::pair{"model_type", &m_summary.modelType}, {"compression", &m_summary.compression}}) {
+        auto value = h5::readStringAttribute(*root, key, 4096);
+        if (value)
+            *field = std::move(*value);
+        else if (value.error().kind != ErrorKind::Missing)
+            return value.error();
+    }
     auto perToken = h5::exists(*root, "per_token/loss");
     if (!perToken) return perToken.error();
     m_summary.hasPerToken = *perToken;
+    if (auto rc = checkRootDatasets(); !rc) return rc;
 
     auto layers = h5::Group::open(*root, "layers");
     if (!layers) return layers.error();
@@ -114,37 +157,56 @@ Status TraceReader::readSummary() {
     }
     std::sort(m_summary.layers.begin(), m_summary.layers.end(),
               [](const LayerInfo& a, const LayerInfo& b) { return a.index < b.index; });
+    auto nLayers = h5::readIntAttribute(*root, "n_layers");
+    if (!nLayers && nLayers.error().kind != ErrorKind::Missing) return nLayers.error();
+    if (nLayers && *nLayers != static_cast<int64_t>(m_summary.layers.size()))
+        return error(ErrorKind::Format,
+                     fmt::format("n_layers is {} but the file holds {} layer groups", *nLayers,
+                                 m_summary.layers.size()),
+                     "/@n_layers");
+    return Ok{};
+}
+
+Status TraceReader::readLayerHeader(const h5::Group& group, const std::string& path,
+                                    LayerHeader& h) const {
+    for (auto [key, field, lo, hi] : {std::tuple{"n_heads", &h.nHeads, 1, kMaxTraceHeads},
+                                      {"n_kv_heads", &h.nKvHeads, 1, kMaxTraceHeads},
+                                      {"head_dim", &h.headDim, 1, kMaxTraceDim},
+                                      {"value_dim", &h.valueDim, 0, kMaxTraceDim},
+                                      {"n_channels", &h.nChannels, 1, kMaxTraceDim}}) {
+        auto value = h5::readIntAttribute(group, key);
+        if (!value) return value.error();
+        if (*value < lo || *value > hi)
+            return error(ErrorKind::Format,
+                         fmt::format("{} is {}, must be in {}..{}", key, *value, lo, hi),
+                         path + "@" + key);
+        *field = static_cast<int>(*value);
+    }
+    auto kind = h5::readStringAttribute(group, "score_kind", 256);
+    if (!kind) return kind.error();
+    h.scoreKind = *kind;
+    auto extras = h5::readStringAttribute(group, "extras");
+    if (!extras) return extras.error();
+    auto json = parseBoundedJson(*extras, m_summary.path, path + "@extras");
+    if (!json) return json.error();
+    if (!json->is_object())
+        return error(ErrorKind::Format, "the extras attribute is not a JSON object",
+                     path + "@extras");
+    h.extras = std::move(*json);
     return Ok{};
 }
 
 Result<LayerInfo> TraceReader::readLayer(const h5::Group& layers, const std::string& name) {
     std::string path = "/layers/" + name;
-    if (!allDigits(name))
-        return error(ErrorKind::Format, "layer groups must be named by their index (\"000\")",
-                     path);
+    const auto index = layerIndex(name);
+    if (!index)
+        return error(ErrorKind::Format,
+                     "layer groups must be named by their index in 3 digits (\"000\")", path);
     auto group = h5::Group::open(layers, name);
     if (!group) return group.error();
     LayerInfo info;
-    info.index = std::stoi(name);
-    LayerHeader& h = info.header;
-    for (auto [key, field] : {std::pair{"n_heads", &h.nHeads},
-                              {"n_kv_heads", &h.nKvHeads},
-                              {"head_dim", &h.headDim},
-                              {"value_dim", &h.valueDim},
-                              {"n_channels", &h.nChannels}}) {
-        auto value = intAttribute(*group, key);
-        if (!value) return value.error();
-        *field = *value;
-    }
-    auto kind = h5::readStringAttribute(*group, "score_kind");
-    if (!kind) return kind.error();
-    h.scoreKind = *kind;
-    auto extras = h5::readStringAttribute(*group, "extras");
-    if (!extras) return extras.error();
-    h.extras = nlohmann::json::parse(*extras, nullptr, false);
-    if (h.extras.is_discarded() || !h.extras.is_object())
-        return error(ErrorKind::Format, "the extras attribute is not a JSON object",
-                     path + "@extras");
+    info.index = *index;
+    if (auto rc = readLayerHeader(*group, path, info.header); !rc) return rc.error();
 
     auto gates = h5::exists(*group, "gates/log_retention");
     if (!gates) return gates.error();
@@ -155,6 +217,8 @@ Result<LayerInfo> TraceReader::readLayer(const h5::Group& layers, const std::str
         auto factorNames = factors->childNames();
         if (!factorNames) return factorNames.error();
         for (const auto& factorName : *factorNames) {
+            if (!schema::isValidName(factorName))
+                return error(ErrorKind::Format, "invalid factor name", path + "/factors");
             auto dataset = h5::Dataset::open(*factors, factorName);
             if (!dataset) return dataset.error();
             auto dims = dataset->dims();
@@ -166,40 +230,43 @@ Result<LayerInfo> TraceReader::readLayer(const h5::Group& layers, const std::str
             info.factors.push_back(std::move(factor));
         }
     }
-    auto pyramid = h5::Group::open(*group, "pyramid");
-    if (!pyramid && pyramid.error().kind != ErrorKind::Missing) return pyramid.error();
-    if (pyramid) {
-        auto maps = pyramid->childNames();
-        if (!maps) return maps.error();
-        for (const auto& map : *maps) {
-            PyramidInfo p{map, {}, {}, 0};
-            for (Pool pool : {Pool::Max, Pool::Mean}) {
-                auto poolGroup = h5::Group::open(*pyramid, map + "/" + toString(pool));
-                if (!poolGroup && poolGroup.error().kind != ErrorKind::Missing)
-                    return poolGroup.error();
-                if (!poolGroup) continue;
-                p.pools.push_back(pool);
-                auto levels = poolGroup->childNames();
-                if (!levels) return levels.error();
-                for (const auto& level : *levels) {
-                    if (!allDigits(level)) continue;
-                    int value = std::stoi(level);
-                    if (std::find(p.levels.begin(), p.levels.end(), value) == p.levels.end())
-                        p.levels.push_back(value);
-                    if (p.heads == 0) {
-                        auto dataset = h5::Dataset::open(*poolGroup, level);
-                        if (!dataset) return dataset.error();
-                        auto dims = dataset->dims();
-                        if (!dims) return dims.error();
-                        if (!dims->empty()) p.heads = static_cast<int>((*dims)[0]);
-                    }
-                }
-            }
-            std::sort(p.levels.begin(), p.levels.end());
-            info.pyramids.push_back(std::move(p));
-        }
-    }
+    if (auto rc = readPyramids(*group, path, info); !rc) return rc.error();
+    if (auto rc = checkLayerDatasets(info); !rc) return rc.error();
     return info;
+}
+
+Status TraceReader::readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info) {
+    auto pyramid = h5::Group::open(group, "pyramid");
+    if (!pyramid && pyramid.error().kind != ErrorKind::Missing) return pyramid.error();
+    if (!pyramid) return Ok{};
+    auto maps = pyramid->childNames();
+    if (!maps) return maps.error();
+    for (const auto& map : *maps) {
+        if (!schema::isValidName(map))
+            return error(ErrorKind::Format, "invalid pyramid map name", path + "/pyramid");
+        PyramidInfo p{map, {}, {}, 0};
+        for (Pool pool : {Pool::Max, Pool::Mean}) {
+            auto poolGroup = h5::Group::open(*pyramid, map + "/" + toString(pool));
+            if (!poolGroup && poolGroup.error().kind != ErrorKind::Missing)
+                return poolGroup.error();
+            if (!poolGroup) continue;
+            p.pools.push_back(pool);
+            auto levels = poolGroup->childNames();
+            if (!levels) return levels.error();
+            for (const auto& level : *levels) {
+                const auto value = levelIndex(level);
+                if (!value)
+                    return error(ErrorKind::Format,
+                                 fmt::format("pyramid levels are named 0..{}", kMaxPyramidLevel),
+                                 poolGroup->where().object + "/" + level);
+                if (std::find(p.levels.begin(), p.levels.end(), *value) == p.levels.end())
+                    p.levels.push_back(*value);
+            }
+        }
+        std::sort(p.levels.begin(), p.levels.end());
+        info.pyramids.push_back(std::move(p));
+    }
+    return Ok{};
 }
 
 }  // namespace gatescope::data

@@ -65,14 +65,29 @@ struct TraceSummary {
 /// threads at once: HDF5 calls are serialized by the process-wide library lock, decoded blocks are
 /// shared through a bounded LRU (ReaderOptions::chunkCacheBytes). Errors name the file and the
 /// dataset: Missing for absent objects, Shape for wrong shape or dtype, Usage for out-of-range
-/// requests, Format for corrupt data. The file stays open until the last shared_ptr goes.
+/// requests, Format for corrupt data, Unsupported for data gatescope refuses to follow (links
+/// that are not hard links, external storage, virtual datasets). The file stays open until the
+/// last shared_ptr goes.
+///
+/// Files are untrusted. open() checks, before anything is read into memory, that every count is
+/// in range (trace_limits.h) and that every dataset present agrees with the attributes: N with
+/// /tokens and /per_token, each layer's n_heads, n_kv_heads, n_channels with its gates, factors
+/// and pyramids, n_layers with the layer groups. Datasets may be absent (Missing when read), never
+/// inconsistent. String attributes and JSON (extras, /manifest) are read with bounded sizes and
+/// nesting. What validation cannot catch is a corrupt structure that HDF5 1.10 itself mishandles
+/// (docs/trace-format.md, "Untrusted files").
 class TraceReader {
 public:
-    /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated or without a
-    /// gatescope_format attribute, Version when gatescope_format names another format or
-    /// format_version is newer than this reader (1).
+    /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated, without a
+    /// gatescope_format attribute or inconsistent (see above), Version when gatescope_format
+    /// names another format or format_version is newer than this reader (1), Unsupported for
+    /// links, external storage or virtual datasets.
     static Result<std::shared_ptr<TraceReader>> open(const std::filesystem::path& path,
                                                      ReaderOptions options = {});
+    /// Opens an HDF5 file image held in memory (`size` bytes, copied), with the same checks as
+    /// open(); `name` stands for the file in errors. For fuzzing and tests.
+    static Result<std::shared_ptr<TraceReader>> openImage(const std::string& name, const void* data,
+                                                          size_t size, ReaderOptions options = {});
     ~TraceReader();
 
     const TraceSummary& summary() const { return m_summary; }
@@ -82,7 +97,7 @@ public:
     Result<TokenTable> tokens() const;
     Result<PerTokenResults> perToken() const;
 
-    /// The whole gates array [H, N, C].
+    /// The whole gates array [H, N, C]; Unsupported above kMaxWholeReadValues values.
     Result<Array> gates(int layer) const;
     /// Rows [rowBegin, rowEnd) of one head's gates: [rows, C].
     Result<Array> gatesForHead(int layer, int head, int64_t rowBegin, int64_t rowEnd) const;
@@ -99,9 +114,18 @@ public:
     BlockCache::Stats cacheStats() const { return m_cache.stats(); }
 
 private:
-    TraceReader(h5::File file, ReaderOptions options);
+    TraceReader(h5::File file, ReaderOptions options, uint64_t fileBytes);
+    static Result<std::shared_ptr<TraceReader>> finishOpen(Result<h5::File> file,
+                                                           ReaderOptions options,
+                                                           uint64_t fileBytes);
     Status readSummary();
     Result<LayerInfo> readLayer(const h5::Group& layers, const std::string& name);
+    Status readLayerHeader(const h5::Group& group, const std::string& path, LayerHeader& h) const;
+    Status readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info);
+    // reader_checks.cpp: the datasets present against the attributes, at open.
+    Status checkRootDatasets() const;
+    Status checkLayerDatasets(LayerInfo& info) const;
+    Status checkStorage(const h5::Dataset& dataset, const std::string& path) const;
     /// Opens (once, then cached) the dataset at `path`, checking its shape against `dims` (-1: any)
     /// and its element class; float datasets must be float32 (or float16 when `allowF16`).
     Result<std::shared_ptr<h5::Dataset>> dataset(const std::string& path,
@@ -113,6 +137,7 @@ private:
 
     h5::File m_file;
     ReaderOptions m_options;
+    uint64_t m_fileBytes = 0;  ///< size of the file (or image) opened
     TraceSummary m_summary;
     mutable std::map<std::string, std::shared_ptr<h5::Dataset>> m_datasets;  // library lock
     mutable BlockCache m_cache;

@@ -1,6 +1,7 @@
 // TraceWriter: writes one trace (format v1, see docs/trace-format.md) crash-safely, layer by layer.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -27,6 +28,10 @@ struct TraceWriterOptions {
     int compressionLevel = 4;   ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
     bool factorsAsF16 = false;  ///< store factors as IEEE binary16 (halves their size; lossy)
     int encodeThreads = 0;      ///< threads that compress the chunks of one call (0: all cores)
+    /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
+    /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
+    /// must outlive the writer.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Writes a trace to "<final>.partial-<pid>" in the final folder and renames it to the final path

@@ -74,7 +74,7 @@ Status TraceWriter::writeHead(ArrayState& state, int head, const float* data) {
         list.push_back({std::move(offset), stored.get() + c * chunkBytes});
     }
     return h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
-                           m_options.encodeThreads);
+                           m_options.encodeThreads, m_options.cancel);
 }
 
 Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {

@@ -148,7 +148,7 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
     auto flush = [&]() -> Status {
         auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
                                   static_cast<size_t>(chunkCells) * sizeof(float), chunks,
-                                  m_options.encodeThreads);
+                                  m_options.encodeThreads, m_options.cancel);
         chunks.clear();
         return rc;
     };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/forward_block.h"
 #include "kernels/cpu/tile_ops.h"
 
@@ -66,8 +67,11 @@ void forwardQueryBlock(const AdditiveDecayHead& head, int64_t qb, float* out, fl
     resetQueryBlock(sc);
 
     // Key blocks are aligned to the block grid; the first one holds the first key of row i0
-    // (blocks entirely left of the sliding window are never visited).
+    // (blocks entirely left of the sliding window are never visited). A cancelled job stops
+    // here within kCancelCheckBlocks key blocks (milliseconds), however long the row.
+    int64_t visited = 0;
     for (int64_t j0 = head.firstKey(i0) / block * block; j0 < i1; j0 += block) {
+        if (visited++ % kCancelCheckBlocks == 0) throwIfCancelled();
         const int64_t cols = std::min(block, head.n - j0);
         const int64_t colsPad = padToVec(cols);
         packKeyBlock(head, j0, cols, sc);

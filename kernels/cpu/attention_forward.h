@@ -18,6 +18,7 @@ struct ForwardOptions {
 
 /// Computes out[i] = sum_j A[i,j] v_j (row-major [n, dv], stride dv) and lse[i] for one head.
 /// `head.lse` is ignored. Pure function of its inputs; call from any thread (it does not spawn).
+/// Throws Cancelled every few key blocks when the thread's cancellation test (cancel.h) says so.
 /// Preconditions (checkHead in kernels/cpu/head_check.h verifies them): n >= 0, dk >= 1, q and
 /// k (and v when dv > 0) point at n rows; out holds n * dv floats, lse n floats. With dv == 0
 /// only lse is computed (v and out may be null). Numerics: fp32 throughout, logits

@@ -81,7 +81,12 @@ void scheduleQueryBlocks(
     std::vector<QueryBlockItem> items, int threads,
     const std::function<void(const QueryBlockItem* begin, const QueryBlockItem* end)>& run);
 
-/// Computes rows [qb * block, min((qb + 1) * block, n)) of out and lse.
+/// How often forwardQueryBlock (and the other families' query-block loops) poll the thread's
+/// cancellation test (kernels/cpu/cancel.h): once every this many key blocks.
+inline constexpr int64_t kCancelCheckBlocks = 16;
+
+/// Computes rows [qb * block, min((qb + 1) * block, n)) of out and lse. Throws Cancelled when the
+/// thread's cancellation test says so (checked every kCancelCheckBlocks key blocks).
 void forwardQueryBlock(const AdditiveDecayHead& head, int64_t qb, float* out, float* lse,
                        const ForwardOptions& options, ForwardScratch& scratch);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/fast_math.h"
 #include "kernels/cpu/gsa_chunk.h"
 #include "kernels/cpu/parallel_for.h"
@@ -83,6 +84,7 @@ public:
         const float* write = m_in.write + m_kvHead * n * m_m;
         int64_t index = 0;
         for (int64_t c0 = 0; c0 < n; c0 += m_options.chunkSize, ++index) {
+            throwIfCancelled();
             const int len = static_cast<int>(std::min<int64_t>(m_options.chunkSize, n - c0));
             m_chunk.build(logForget + c0 * m_m, write + c0 * m_m, len, static_cast<int>(m_m));
             if (m_out.logForgetCumsum) {

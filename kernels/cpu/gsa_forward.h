@@ -57,7 +57,8 @@ inline int64_t gsaChunkCount(int64_t n, int chunkSize) {
 
 /// Runs the two-pass forward. Returns false (writing nothing) when the sizes are inconsistent:
 /// n, heads, kvHeads, dk, dv, slots or chunkSize < 1, heads not a multiple of kvHeads, or a
-/// required pointer missing. Thread-safe for distinct outputs; blocks until done.
+/// required pointer missing. Thread-safe for distinct outputs; blocks until done. Throws
+/// Cancelled (kernels/cpu/cancel.h) between chunks when the thread's cancellation test says so.
 bool gsaForward(const GsaForwardInput& input, const GsaForwardOutput& output,
                 const GsaForwardOptions& options = {});
 

@@ -1,5 +1,7 @@
 #include "kernels/cpu/parallel_for.h"
 
+#include "kernels/cpu/cancel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -11,7 +13,7 @@
 namespace gatescope::kernels {
 
 int resolveThreads(int threads) {
-    if (threads > 0) return threads;
+    if (threads > 0) return std::min(threads, kMaxWorkerThreads);
     const unsigned hardware = std::thread::hardware_concurrency();
     return hardware > 0 ? static_cast<int>(hardware) : 1;
 }
@@ -32,7 +34,9 @@ void parallelFor(int64_t begin, int64_t end, int64_t grain,
     std::atomic<bool> failed{false};
     std::exception_ptr firstError;
     std::mutex errorMutex;
+    const std::function<bool()>* cancelTest = currentCancelTest();
     auto work = [&] {
+        const AdoptCancel adopt(cancelTest);  // the caller's cancellation reaches the workers
         while (!failed.load(std::memory_order_relaxed)) {
             const int64_t chunk = next.fetch_add(1, std::memory_order_relaxed);
             if (chunk >= chunks) return;

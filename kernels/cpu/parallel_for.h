@@ -8,8 +8,12 @@
 
 namespace gatescope::kernels {
 
+/// No call runs more workers than this, whatever it asks for (jobs refuse larger requests up
+/// front with a usage error; this is the kernels' own guard).
+inline constexpr int kMaxWorkerThreads = 1024;
+
 /// The number of workers a `threads` request means: threads <= 0 asks for
-/// std::thread::hardware_concurrency() (at least 1).
+/// std::thread::hardware_concurrency() (at least 1); at most kMaxWorkerThreads.
 int resolveThreads(int threads);
 
 /// Calls fn(chunkBegin, chunkEnd) for disjoint, contiguous chunks covering [begin, end), each at
@@ -17,7 +21,9 @@ int resolveThreads(int threads);
 /// never more than there are chunks) take chunks in increasing order as they become free, so
 /// put the most expensive items first for balance. Returns when every chunk is done. fn runs
 /// concurrently on different chunks and must be thread-safe. If fn throws, no new chunks start
-/// and the first exception is rethrown here after all workers have stopped.
+/// and the first exception is rethrown here after all workers have stopped. The workers run
+/// under the calling thread's cancellation test (kernels/cpu/cancel.h), so fn may call
+/// throwIfCancelled() wherever it runs.
 void parallelFor(int64_t begin, int64_t end, int64_t grain,
                  const std::function<void(int64_t, int64_t)>& fn, int threads = 0);
 

@@ -5,7 +5,9 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/fast_math.h"
+#include "kernels/cpu/forward_block.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/tile_ops.h"
 
@@ -64,7 +66,8 @@ void queryBlock(const PowerHead& h, int64_t i0, int64_t i1, bool roundBf16, Work
         std::copy(h.q + (i0 + r) * h.qRow(), h.q + (i0 + r) * h.qRow() + h.dk,
                   ws.q.begin() + r * h.dk);
 
-    for (int64_t j0 = 0; j0 < i1; j0 += block) {
+    for (int64_t j0 = 0, visited = 0; j0 < i1; j0 += block) {
+        if (visited++ % detail::kCancelCheckBlocks == 0) throwIfCancelled();
         const int64_t cols = std::min(j0 + block, i1) - j0;
         loadKeys(h, j0, cols, ws);
         std::fill(ws.s.begin(), ws.s.begin() + rows * ws.blockPad, 0.0f);

@@ -54,7 +54,8 @@ struct PowerForwardOptions {
 };
 
 /// Computes out (row-major [n, dv]) and logNormalizer [n] for one head. `head.logNormalizer` is
-/// ignored. Pure function of its inputs; call from any thread (it does not spawn).
+/// ignored. Pure function of its inputs; call from any thread (it does not spawn). Throws
+/// Cancelled every few key blocks when the thread's cancellation test (cancel.h) says so.
 /// Preconditions (checked by callers): n >= 0, dk > 0, dv > 0, degree even and > 0.
 void powerAttentionForward(const PowerHead& head, float* out, float* logNormalizer,
                            const PowerForwardOptions& options = {});

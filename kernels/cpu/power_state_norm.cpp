@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/cancel.h"
+
 namespace gatescope::kernels {
 
 namespace {
@@ -64,7 +66,8 @@ void quadratic(const PowerHead& h, float* stateNorm, float* normalizerNorm, int6
         const int64_t t1 = std::min(t0 + block, h.n), rows = t1 - t0;
         std::fill(crossS.begin(), crossS.end(), 0.0);
         std::fill(crossZ.begin(), crossZ.end(), 0.0);
-        for (int64_t j0 = 0; j0 < t1; j0 += block) {
+        for (int64_t j0 = 0, visited = 0; j0 < t1; j0 += block) {
+            if (visited++ % 16 == 0) throwIfCancelled();
             const int64_t cols = std::min(j0 + block, t1) - j0;
             const bool diagonal = j0 + cols > t0;
             transposeBlock(h.k, h.kRow(), dk, j0, cols, block, kT);
@@ -124,6 +127,7 @@ void explicitStateP2(const PowerHead& h, float* stateNorm, float* normalizerNorm
     std::vector<double> state(big * dv, 0.0), keyState(big, 0.0), phi(big), read(dv);
     Recurrence rec;
     for (int64_t t = 0; t < h.n; ++t) {
+        if (t % 1024 == 0) throwIfCancelled();
         const float* k = h.k + t * h.kRow();
         const float* v = h.v + t * h.vRow();
         int64_t m = 0;

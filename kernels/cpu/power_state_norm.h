@@ -26,7 +26,8 @@ enum class StateNormMethod {
 
 /// Writes |S_t|_F (stateNorm) and, when normalizerNorm is not null, |z_t|_2 for t in [0, n).
 /// Uses head.k, head.v, head.logDecayCumsum and head.degree (q, scale and eps play no part).
-/// Pure function of its inputs; does not spawn threads.
+/// Pure function of its inputs; does not spawn threads. Throws Cancelled between blocks when the
+/// thread's cancellation test (cancel.h) says so.
 void powerStateNorm(const PowerHead& head, float* stateNorm, float* normalizerNorm = nullptr,
                     StateNormMethod method = StateNormMethod::Auto, int blockSize = 64);
 

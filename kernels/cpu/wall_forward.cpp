@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/forward_block.h"
 #include "kernels/cpu/wall_scores.h"
 
@@ -46,8 +47,9 @@ void wallQueryBlock(const WallHead& head, int64_t qb, float* out, float* lse,
         w.firstKeys[r] = head.firstKey(i0 + r);
     detail::resetQueryBlock(sc);
     // firstKey never decreases with i: key blocks before row i0's first key hold nothing.
-    for (int64_t j0 = w.firstKeys[0] / kWallSubBlock * kWallSubBlock; j0 < i0 + rows;
+    for (int64_t j0 = w.firstKeys[0] / kWallSubBlock * kWallSubBlock, visited = 0; j0 < i0 + rows;
          j0 += kWallSubBlock) {
+        if (visited++ % detail::kCancelCheckBlocks == 0) throwIfCancelled();
         const int64_t cols = std::min(kWallSubBlock, head.n - j0);
         detail::packValues(head.v, head.vRow(), j0, cols, sc);
         std::fill(sc.s.begin(), sc.s.end(), 0.0f);

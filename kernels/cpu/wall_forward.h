@@ -14,7 +14,8 @@ namespace gatescope::kernels {
 /// skipped, so a window of w costs O(n w) rather than O(n^2). options.blockSize is ignored
 /// (blocks are kWallSubBlock = 64 keys, the anchor granularity); options.roundProbsToBf16 rounds
 /// probabilities before P.V as bf16 kernels do. Pure function of its inputs; call from any thread
-/// (it does not spawn). Preconditions: n >= 0, 0 < dk, 0 <= gatedChannels <= dk, dv > 0, P
+/// (it does not spawn). Throws Cancelled every few key blocks when the thread's cancellation test
+/// (cancel.h) says so. Preconditions: n >= 0, 0 < dk, 0 <= gatedChannels <= dk, dv > 0, P
 /// non-increasing inside each document, window >= 0, document starts sorted with the first 0.
 void wallForward(const WallHead& head, float* out, float* lse, const ForwardOptions& options = {});
 

@@ -158,46 +158,41 @@ TEST_F(BadInput, MissingDatasets) {
     EXPECT_NE(layer.error().message.find("no layer 7"), std::string::npos);
 }
 
+// Shapes and dtypes are checked when the trace opens (every dataset present against the
+// attributes), so each bad dataset makes open() fail, naming it.
 TEST_F(BadInput, WrongShapesAndDtypes) {
-    auto replace = [](hid_t file, const char* path, hid_t type, std::vector<hsize_t> dims) {
-        EXPECT_GE(H5Ldelete(file, path, H5P_DEFAULT), 0);
-        hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-        hid_t ds = H5Dcreate2(file, path, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        EXPECT_GE(ds, 0);
-        H5Dclose(ds);
-        H5Sclose(space);
+    struct Case {
+        const char* path;
+        hid_t type;
+        std::vector<hsize_t> dims;
+        const char* words;
     };
-    auto path = edited("shapes.h5", [&](hid_t file) {
-        replace(file, "/tokens/ids", H5T_NATIVE_INT32, {301});
-        replace(file, "/per_token/loss", H5T_NATIVE_INT32, {300});
-        replace(file, "/layers/000/gates/log_retention", H5T_NATIVE_FLOAT, {3, 300, 2});
-        replace(file, "/layers/000/factors/q", H5T_NATIVE_DOUBLE, {3, 300, 5});
-        replace(file, "/layers/001/factors/k", H5T_NATIVE_FLOAT, {3, 299, 5});
-        replace(file, "/layers/000/pyramid/attention/max/0", H5T_NATIVE_FLOAT, {3, 299, 299});
-    });
-    auto reader = TraceReader::open(path);
-    ASSERT_TRUE(reader) << reader.error().describe();
-    const TraceReader& r = **reader;
-    auto tokens = r.tokens();
-    ASSERT_FALSE(tokens);
-    expectError(tokens.error(), ErrorKind::Shape, path, "/tokens/ids", "found int32 [301]");
-    auto perToken = r.perToken();
-    ASSERT_FALSE(perToken);
-    expectError(perToken.error(), ErrorKind::Shape, path, "/per_token/loss", "wrong dtype");
-    auto gates = r.gatesForHead(0, 0, 0, 10);
-    ASSERT_FALSE(gates);
-    expectError(gates.error(), ErrorKind::Shape, path, "/layers/000/gates/log_retention",
-                "expected float32 [3, 300, 1]");
-    auto q = r.factor(0, "q", 0, 0, 10);
-    ASSERT_FALSE(q);
-    expectError(q.error(), ErrorKind::Shape, path, "/layers/000/factors/q", "found float64");
-    auto k = r.factor(1, "k", 0, 0, 10);
-    ASSERT_FALSE(k);
-    expectError(k.error(), ErrorKind::Shape, path, "/layers/001/factors/k", "[3, 299, 5]");
-    auto tile = r.pyramidTile(0, "attention", Pool::Max, 0, 0, 0, 0);
-    ASSERT_FALSE(tile);
-    expectError(tile.error(), ErrorKind::Shape, path, "/layers/000/pyramid/attention/max/0",
-                "wrong shape");
+    const Case cases[] = {
+        {"/tokens/ids", H5T_NATIVE_INT32, {301}, "found int32 [301]"},
+        {"/per_token/loss", H5T_NATIVE_INT32, {300}, "wrong dtype"},
+        {"/layers/000/gates/log_retention",
+         H5T_NATIVE_FLOAT,
+         {3, 300, 2},
+         "expected float32 [3, 300, 1]"},
+        {"/layers/000/factors/q", H5T_NATIVE_DOUBLE, {3, 300, 5}, "found float64"},
+        {"/layers/001/factors/k", H5T_NATIVE_FLOAT, {3, 299, 5}, "[3, 299, 5]"},
+        {"/layers/000/pyramid/attention/max/0", H5T_NATIVE_FLOAT, {3, 299, 299}, "wrong shape"},
+    };
+    int index = 0;
+    for (const Case& c : cases) {
+        auto path = edited("shapes-" + std::to_string(index++) + ".h5", [&](hid_t file) {
+            EXPECT_GE(H5Ldelete(file, c.path, H5P_DEFAULT), 0);
+            hid_t space = H5Screate_simple(static_cast<int>(c.dims.size()), c.dims.data(), nullptr);
+            hid_t ds =
+                H5Dcreate2(file, c.path, c.type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            EXPECT_GE(ds, 0);
+            H5Dclose(ds);
+            H5Sclose(space);
+        });
+        auto reader = TraceReader::open(path);
+        ASSERT_FALSE(reader) << c.path;
+        expectError(reader.error(), ErrorKind::Shape, path, c.path, c.words);
+    }
 }
 
 TEST_F(BadInput, OutOfRangeRequests) {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "data/common/bounded_json.h"
+#include "data/common/input_file.h"
 #include "widgets/view/colormap.h"
 
 namespace gatescope::widgets {
@@ -25,9 +25,10 @@ const NeedleGridCell* NeedleGrid::cell(size_t lengthIndex, size_t depthIndex) co
 
 Result<NeedleGrid> parseNeedleGrid(const std::string& text, const std::filesystem::path& file) {
     const std::string where = file.string();
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return Error{ErrorKind::Format, "not a JSON object", where, {}};
+    auto parsed = data::parseBoundedJson(text, where);
+    if (!parsed) return parsed.error();
+    const nlohmann::json j = std::move(parsed).value();
+    if (!j.is_object()) return Error{ErrorKind::Format, "not a JSON object", where, {}};
     for (const char* key : {"lengths", "depths", "cells"})
         if (!j.contains(key) || !j[key].is_array())
             return Error{ErrorKind::Missing, "no array", where, key};
@@ -67,11 +68,9 @@ Result<NeedleGrid> parseNeedleGrid(const std::string& text, const std::filesyste
 }
 
 Result<NeedleGrid> loadNeedleGrid(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Error{ErrorKind::Io, "cannot read", file.string(), {}};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseNeedleGrid(text.str(), file);
+    auto text = data::readRegularFile(file, data::input_limits::kRecipe, "a needle grid");
+    if (!text) return text.error();
+    return parseNeedleGrid(*text, file);
 }
 
 uint32_t needleColor(double fraction) {

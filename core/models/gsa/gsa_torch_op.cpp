@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/cancel.h"
+
 namespace gatescope::core::gsa {
 
 GsaTorchOutput gsaForwardTorch(const torch::Tensor& q, const torch::Tensor& k,
@@ -28,6 +30,7 @@ GsaTorchOutput gsaForwardTorch(const torch::Tensor& q, const torch::Tensor& k,
     auto stateK = torch::zeros({heads, m, dk}, opts);
     auto stateV = torch::zeros({heads, m, dv}, opts);
     for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+        kernels::throwIfCancelled();
         const int64_t len = std::min(chunk, n - c0);
         const auto qc = q.narrow(1, c0, len), kc = kq.narrow(1, c0, len);
         const auto vc = vq.narrow(1, c0, len), sc = wq.narrow(1, c0, len);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/nn/model_error.h"
+#include "kernels/cpu/cancel.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/cpu/power_attention.h"
 #include "kernels/cpu/power_state_norm.h"
@@ -49,6 +50,7 @@ PowerAttentionOutput chunkedPowerAttention(const torch::Tensor& q, const torch::
     const int64_t chunk = std::clamp<int64_t>((int64_t{1} << 26) / (heads * n), 16, 1024);
     const auto negInf = -std::numeric_limits<float>::infinity();
     for (int64_t i0 = 0; i0 < n; i0 += chunk) {
+        kernels::throwIfCancelled();
         const int64_t rows = std::min(chunk, n - i0), keys = i0 + rows;
         auto dots = torch::matmul(q.narrow(1, i0, rows), kq.narrow(1, 0, keys).transpose(1, 2));
         auto s = degree * torch::log(torch::abs(dots * scale) + kernels::kPowerLogEps);
