@@ -133,10 +133,19 @@ TEST(PowerFixture, ReferenceModelMatchesOfficialOutputs) {
     test::Expected expected(dir / "expected.safetensors");
     const auto ids32 = expected.ints("input_ids");
     test::power::RefConfig c{512, 2, 4, 1, 32, 128};
-    auto ref = test::power::runReference(c, weights, {ids32.begin(), ids32.end()});
-    EXPECT_LT(test::relativeError(std::vector<float>(ref.logits.begin(), ref.logits.end()),
-                                  expected.floats("logits")),
-              1e-4);
+    const auto labels = expected.ints("labels");
+    auto ref = test::power::runReference(c, weights, {ids32.begin(), ids32.end()},
+                                         {labels.begin(), labels.end()});
+    const double logitsErr = test::relativeError(
+        std::vector<float>(ref.logits.begin(), ref.logits.end()), expected.floats("logits"));
+    const auto loss = expected.floats("per_token_loss");
+    double lossErr = 0;
+    for (std::size_t i = 0; i < loss.size(); ++i)
+        lossErr = std::max(lossErr, std::abs(ref.loss[i] - loss[i]));
+    std::printf("[ reference] power: logits rel %.1e, per-token loss abs %.1e\n", logitsErr,
+                lossErr);
+    EXPECT_LT(logitsErr, 1e-4);
+    EXPECT_LT(lossErr, 1e-4);
 }
 
 TEST(PowerFixture, Bfloat16LandsNearFloat32) {

@@ -30,6 +30,7 @@ struct RefLayer {
 
 struct RefOutput {
     std::vector<double> logits;  // [N, V]
+    std::vector<double> loss;    // [N]: -log softmax(logits)[target], NaN without a target
     std::vector<RefLayer> layers;
 };
 
@@ -67,24 +68,38 @@ inline std::vector<double> layerNorm(const std::vector<double>& x, int64_t n, in
 }
 
 /// get_sinusoidal_embeddings + apply_rotary_position_embeddings on [N, heads, d] (in place).
+/// The official tables are float32 all the way: div_term = 2 pi / T^(2i/d) (torch evaluates
+/// `2 pi / tensor` as reciprocal(tensor) * 2 pi), angle = float32(t) * div_term rounded to
+/// float32, then sin and cos. Past a few hundred positions that rounding moves the fast pairs'
+/// angles by up to ~1e-4 rad, so it is part of what the official model computes.
 inline void rotary(std::vector<double>& x, int64_t n, int heads, int d) {
-    for (int64_t t = 0; t < n; ++t)
-        for (int h = 0; h < heads; ++h)
-            for (int i = 0; i < d / 2; ++i) {
-                const double angle = t * 2.0 * M_PI / std::pow(double(n), 2.0 * i / d);
+    const float twoPi = static_cast<float>(2.0 * M_PI);
+    for (int i = 0; i < d / 2; ++i) {
+        const float exponent = float(2 * i) / float(d);
+        const float power = static_cast<float>(std::pow(double(float(n)), double(exponent)));
+        const float divTerm = (1.0f / power) * twoPi;
+        for (int64_t t = 0; t < n; ++t) {
+            const float angle = float(t) * divTerm;
+            const double sn = static_cast<float>(std::sin(double(angle)));
+            const double cs = static_cast<float>(std::cos(double(angle)));
+            for (int h = 0; h < heads; ++h) {
                 double& a = x[(t * heads + h) * d + 2 * i];
                 double& b = x[(t * heads + h) * d + 2 * i + 1];
-                const double ea = a * std::cos(angle) - b * std::sin(angle);
-                const double eb = b * std::cos(angle) + a * std::sin(angle);
+                const double ea = a * cs - b * sn;
+                const double eb = b * cs + a * sn;
                 a = ea;
                 b = eb;
             }
+        }
+    }
 }
 
 }  // namespace detail
 
-/// Runs the model on `ids` in float64.
-inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::vector<int>& ids) {
+/// Runs the model on `ids` in float64; `targets[i] < 0` (or i past its end) means no target
+/// (GPT.forward's F.cross_entropy over the logits, natural log).
+inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::vector<int>& ids,
+                              const std::vector<int>& targets = {}) {
     using namespace detail;
     const int64_t n = ids.size();
     const int d = c.headDim, hkv = c.kvHeads, hq = c.heads(), dm = c.hidden;
@@ -138,9 +153,10 @@ inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::v
                                  : c.degree * std::log(std::abs(scale * dot) + 1e-7) + g[i] - g[j];
                     largest = std::max(largest, wts[j]);
                 }
+                // No epsilon on the row sum: at 3bd1a80 neither the Triton kernel that
+                // power_full runs nor _attention/reference.py adds one (later versions add 1e-6).
                 for (auto& s : wts)
                     sum += s = std::exp(s - largest);
-                if (!c.sdpa) sum += 1e-6;  // power_attention's l = sum(P) + 1e-6
                 for (int64_t j = 0; j <= i; ++j)
                     for (int e = 0; e < d; ++e)
                         y[(i * hq + h) * d + e] += wts[j] / sum * rec.v[(j * hkv + kv) * d + e];
@@ -163,6 +179,16 @@ inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::v
     auto hidden =
         layerNorm(x, n, dm, w.at("transformer.ln_f.weight"), bias("transformer.ln_f.bias"));
     out.logits = linear(hidden, n, dm, c.vocab, w.at("transformer.wte.weight"), nullptr);
+    out.loss.assign(n, std::nan(""));
+    for (int64_t t = 0; t < n && t < int64_t(targets.size()); ++t) {
+        if (targets[t] < 0) continue;
+        const double* row = out.logits.data() + t * c.vocab;
+        const double peak = *std::max_element(row, row + c.vocab);
+        double sum = 0;
+        for (int j = 0; j < c.vocab; ++j)
+            sum += std::exp(row[j] - peak);
+        out.loss[t] = peak + std::log(sum) - row[targets[t]];
+    }
     return out;
 }
 

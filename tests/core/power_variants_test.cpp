@@ -1,5 +1,7 @@
 // Config variants of the power model the official fixture does not cover, against the float64
 // reference of train/model.py (power_reference_model.h, itself checked against the fixture).
+#include <cstdio>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,15 +37,26 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
     std::vector<int32_t> ids(n);
     for (int64_t i = 0; i < n; ++i)
         ids[i] = static_cast<int32_t>((i * 37 + 11) % c.vocab);
+    std::vector<int32_t> targets(ids.begin() + 1, ids.end());
+    targets.push_back(-1);
     core::RunOptions options;
     options.returnLogits = true;
     options.threads = 2;
     test::power::RecordingProbe probe;
-    auto result = (*model)->forward(ids, {}, options, &probe);
+    auto result = (*model)->forward(ids, targets, options, &probe);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto ref = test::power::runReference(c, weights, {ids.begin(), ids.end()});
+    const auto ref = test::power::runReference(c, weights, {ids.begin(), ids.end()},
+                                               {targets.begin(), targets.end()});
     const std::vector<float> refLogits(ref.logits.begin(), ref.logits.end());
-    EXPECT_LT(test::relativeError(result->logits.data, refLogits), 1e-4);
+    const double logitsErr = test::relativeError(result->logits.data, refLogits);
+    // The per-token loss is what users read: compared per position, in nats.
+    double lossErr = 0;
+    for (int64_t i = 0; i + 1 < n; ++i)
+        lossErr = std::max(lossErr, std::abs(double(result->loss[i]) - ref.loss[i]));
+    std::printf("[ variant  ] %s (N %lld): logits rel %.1e, per-token loss abs %.1e\n", label,
+                static_cast<long long>(n), logitsErr, lossErr);
+    EXPECT_LT(logitsErr, 1e-4);
+    EXPECT_LT(lossErr, 1e-4);
 
     for (int l = 0; l < c.layers; ++l) {
         SCOPED_TRACE(fmt::format("layer {}", l));
@@ -116,14 +129,26 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Configs, PowerVariant,
+    PowerConfigs, PowerVariant,
     ::testing::Values(
         // vocab, layers, kvHeads, qhead_ratio, head_size, n_embd, bias, gating, sdpa, degree
         Variant{"gqa", RefConfig{97, 2, 2, 2, 8, 24, true, true, false, 2}, 45},
         Variant{"no_bias", RefConfig{97, 1, 3, 1, 10, 30, false, true, false, 2}, 53},
         Variant{"ungated", RefConfig{97, 1, 2, 1, 8, 20, true, false, false, 2}, 40},
         Variant{"degree4", RefConfig{97, 1, 2, 1, 6, 16, true, true, false, 4}, 37},
-        Variant{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41}),
+        Variant{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41},
+        // Several attention blocks (N not a multiple of 64), grouped query heads, gating,
+        // several layers, n_embd != query heads x head_size. (Larger grouped cases, 2-3 layers of
+        // head size 32 at N 200-301, stay out for now: their float32 losses differ from the
+        // float64 reference by up to 1.9e-4 nats with logits within 5.7e-6 relative, above this
+        // test's 1e-4; see the session 12 note.)
+        Variant{"no_bias_gqa_n200", RefConfig{97, 2, 2, 2, 16, 40, false, true, false, 2}, 200},
+        Variant{"ungated_gqa_n200", RefConfig{97, 2, 3, 2, 16, 40, true, false, false, 2}, 200},
+        Variant{"sdpa_gqa_n301", RefConfig{97, 2, 2, 2, 16, 40, true, false, true, 2}, 301},
+        // GPTConfig's defaults: attention_kernel sdpa with disable_gating false. The official
+        // layer still sizes c_attn with the n_head gate columns and only warns that sdpa ignores
+        // them.
+        Variant{"sdpa_gate_columns", RefConfig{97, 2, 2, 2, 16, 40, true, true, true, 2}, 200}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

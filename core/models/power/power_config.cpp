@@ -59,9 +59,10 @@ PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file
     c.mlpSize = static_cast<int>(kMlpRatio * c.hiddenSize);
     c.bias = r.boolean("bias", true);
     c.kernel = parseKernel(r);
-    // train/model.py builds no gate columns with disable_gating, and ignores gating under sdpa.
-    const bool disableGating = r.boolean("disable_gating", false);
-    c.gating = c.kernel == AttentionKernel::Power && !disableGating;
+    // CausalSelfAttention sizes c_attn with the n_head gate columns whenever disable_gating is
+    // false, also for 'sdpa' (GPTConfig's default kernel), which only warns that it ignores them.
+    c.gateColumns = !r.boolean("disable_gating", false);
+    c.gating = c.kernel == AttentionKernel::Power && c.gateColumns;
     // The attention form's cost does not depend on p, but p log|s| overflows float32 for p
     // beyond a few hundred; the paper and every released model use p = 2.
     c.degree = r.integerOr("degree", 2, 1, 64);

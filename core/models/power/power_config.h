@@ -29,7 +29,8 @@ struct PowerConfig {
     int mlpSize = 0;     ///< int(3.5 * n_embd)
     bool bias = true;    ///< biases in every Linear and LayerNorm (not lm_head)
     AttentionKernel kernel = AttentionKernel::Power;
-    bool gating = true;            ///< power kernel and not disable_gating
+    bool gateColumns = true;       ///< c_attn has n_head gate outputs (not disable_gating)
+    bool gating = true;            ///< power kernel and not disable_gating: the gate is used
     int degree = 2;                ///< p
     std::optional<int> chunkSize;  ///< the package's chunked form; same math, recorded only
 };

@@ -19,7 +19,7 @@ PowerLayerWeights loadLayer(const PowerConfig& c, WeightStore& s, int i) {
     const std::string p = fmt::format("transformer.h.{}.", i);
     const int64_t d = c.hiddenSize, hd = c.headDim;
     const int64_t qkv = (int64_t{c.qheadRatio} + 2) * c.kvHeads * hd;
-    const int64_t gates = c.gating ? c.kvHeads : 0;
+    const int64_t gates = c.gateColumns ? c.kvHeads : 0;  // present but unused under sdpa
     PowerLayerWeights w;
     w.ln1Weight = s.take(p + "ln_1.weight", {d});
     w.ln2Weight = s.take(p + "ln_2.weight", {d});
