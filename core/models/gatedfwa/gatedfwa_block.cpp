@@ -15,6 +15,9 @@ namespace {
 torch::Tensor shifted(const torch::Tensor& projected, const Linear& shiftProj,
                       const torch::Tensor& x, int64_t heads, const Precision& precision) {
     const int64_t n = projected.size(0), width = projected.size(1);
+    // token_shift.py: a one-token input without a shift state keeps the plain projection (it
+    // is not mixed with a zero predecessor).
+    if (n == 1) return projected;
     auto current = torch::sigmoid(shiftProj(x, precision).to(torch::kFloat32));
     return tokenShift(projected.view({n, heads, width / heads}), 1.0 - current).reshape({n, width});
 }
