@@ -73,7 +73,7 @@ public:
         if (m_joinOnly) return join(*recipe, plan);
 
         const auto launch = core::readLaunchEnvironment();
-        auto mpi = MpiSession::startIfLaunched();
+        auto mpi = MpiSession::startIfLaunched(launch);
         core::BatchWorker worker;
         worker.host = hostName();
         worker.rank = launch.rank;

@@ -1,8 +1,5 @@
 #include "app/cli/mpi_session.h"
 
-#include <cstdlib>
-#include <string>
-
 #if defined(GATESCOPE_WITH_MPI) && GATESCOPE_WITH_MPI
 // The C API only: OpenMPI's header otherwise drags in its deprecated C++ bindings (not linked).
 #define OMPI_SKIP_MPICXX 1
@@ -12,19 +9,9 @@
 
 namespace gatescope::app {
 
-namespace {
-
-int envInt(const char* a, const char* b) {
-    for (const char* name : {a, b})
-        if (const char* v = std::getenv(name)) return std::atoi(v);
-    return -1;
-}
-
-}  // namespace
-
-std::unique_ptr<MpiSession> MpiSession::startIfLaunched() {
-    const int size = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
-    if (size < 1) return nullptr;
+std::unique_ptr<MpiSession> MpiSession::startIfLaunched(const core::LaunchEnvironment& launch) {
+    if (!launch.launcher.starts_with("mpirun") && !launch.launcher.starts_with("mpiexec"))
+        return nullptr;
 #if defined(GATESCOPE_WITH_MPI) && GATESCOPE_WITH_MPI
     MPI_Init(nullptr, nullptr);
     int rank = 0, worldSize = 1;
@@ -32,8 +19,7 @@ std::unique_ptr<MpiSession> MpiSession::startIfLaunched() {
     MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
     return std::unique_ptr<MpiSession>(new MpiSession(rank, worldSize));
 #else
-    const int rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK");
-    return std::unique_ptr<MpiSession>(new MpiSession(rank < 0 ? 0 : rank, size));
+    return std::unique_ptr<MpiSession>(new MpiSession(launch.rank, launch.size));
 #endif
 }
 

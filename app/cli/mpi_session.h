@@ -1,18 +1,21 @@
 // When gatescope runs under mpirun (OpenMPI, or any launcher that sets PMI_* variables), the
 // rank and size of this process, and a barrier. Built with MPI (GATESCOPE_WITH_MPI), it is a real
-// MPI session (MPI_Init ... MPI_Finalize); without, ranks come from the launcher's environment and
-// there is no barrier.
+// MPI session (MPI_Init ... MPI_Finalize); without, ranks come from the launcher's environment
+// (core::readLaunchEnvironment) and there is no barrier.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "core/batch/launch_environment.h"
+
 namespace gatescope::app {
 
 class MpiSession {
 public:
-    /// A session when the process was started by an MPI launcher, else null.
-    static std::unique_ptr<MpiSession> startIfLaunched();
+    /// A session when `launch` says an MPI launcher (mpirun, mpiexec) started the process, else
+    /// null (srun and single processes have no MPI session).
+    static std::unique_ptr<MpiSession> startIfLaunched(const core::LaunchEnvironment& launch);
     ~MpiSession();
     MpiSession(const MpiSession&) = delete;
     MpiSession& operator=(const MpiSession&) = delete;
