@@ -97,7 +97,7 @@ constexpr auto F = ErrorKind::Format;
 constexpr auto U = ErrorKind::Unsupported;
 
 INSTANTIATE_TEST_SUITE_P(
-    Keys, ConfigAudit,
+    ConfigAuditKeys, ConfigAudit,
     ::testing::Values(
         // Unknown keys, in every architecture and at both levels of nested configs.
         Case{"fox_unknown", "fixture:fox/fox-pro", "/attention_sink", true, U, "attention_sink",

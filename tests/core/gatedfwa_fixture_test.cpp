@@ -151,7 +151,7 @@ TEST_P(GatedFwaFixture, Bfloat16LandsNearOfficialBf16Loss) {
     EXPECT_LT(ours, std::max(0.03, 2 * theirs));
 }
 
-INSTANTIATE_TEST_SUITE_P(Official, GatedFwaFixture,
+INSTANTIATE_TEST_SUITE_P(GatedFwaOfficial, GatedFwaFixture,
                          ::testing::Values("gatedfwa", "gatedfwa-noshift"), [](const auto& info) {
                              std::string name = info.param;
                              std::replace(name.begin(), name.end(), '-', '_');

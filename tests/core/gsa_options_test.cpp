@@ -1,5 +1,6 @@
 // GSA config options that change the math, against a float64 model written from the formulas
 // (gsa_reference_model.h), on random checkpoints; and clear errors for what we refuse.
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
@@ -25,6 +26,7 @@ struct OptionCase {
     const char* name;
     test::GsaRefConfig config;
     nlohmann::json overrides;
+    int64_t n = 150;  ///< tokens; 150 is three kernel chunks of 64, the last one partial
 };
 
 class GsaOptions : public ::testing::TestWithParam<OptionCase> {};
@@ -36,8 +38,7 @@ TEST_P(GsaOptions, MatchesFloat64Model) {
     test::writeGsaCheckpoint(dir, param.config, weights, param.overrides);
     auto model = load(dir);
     ASSERT_TRUE(model) << model.error().describe();
-    // 150 tokens: three kernel chunks, the last one partial.
-    const auto ids = test::randomIds(150, param.config.vocab, 5u);
+    const auto ids = test::randomIds(param.n, param.config.vocab, 5u);
     core::RunOptions options;
     options.returnLogits = true;
     auto result = (*model)->forward(ids, {}, options, nullptr);
@@ -50,6 +51,8 @@ TEST_P(GsaOptions, MatchesFloat64Model) {
                             std::abs(result->logits.data[t * param.config.vocab + v] - ref[t][v]));
             scale = std::max(scale, std::abs(ref[t][v]));
         }
+    std::printf("[ options  ] %s (N %lld): logits rel %.1e\n", param.name,
+                static_cast<long long>(param.n), diff / scale);
     EXPECT_LT(diff / scale, 1e-4) << param.name;
     std::filesystem::remove_all(dir);
 }
@@ -80,20 +83,52 @@ test::GsaRefConfig withLegacyNames() {
     return c;
 }
 
-INSTANTIATE_TEST_SUITE_P(Official, GsaOptions,
-                         ::testing::Values(OptionCase{"gqa_relu_tau4", withGqaRelu(), {}},
-                                           OptionCase{"t2r_short_conv", withT2rConv(), {}},
-                                           // num_slots null means head_k_dim (8); the ignored
-                                           // options must not change anything.
-                                           OptionCase{"expand_mqa_tied",
-                                                      withExpand(),
-                                                      {{"num_slots", nullptr},
-                                                       {"clamp_min", -1.0},
-                                                       {"clamp_max", 1.0},
-                                                       {"use_output_gate", true},
-                                                       {"use_norm", false}}},
-                                           OptionCase{"paper_era_names", withLegacyNames(), {}}),
-                         [](const auto& info) { return std::string(info.param.name); });
+test::GsaRefConfig withNormEps() {
+    auto c = base();  // norm_eps reaches attn_norm, mlp_norm and the final norm, not g_norm
+    c.eps = 0.25;
+    return c;
+}
+test::GsaRefConfig withHiddenRatio() {
+    auto c = base();  // int(32 * 14 * 2 / 3) = 298, rounded up to 512 (the default ratio 4: 256)
+    c.inter = test::officialIntermediateSize(c.d, 14.0);
+    return c;
+}
+test::GsaRefConfig withIntermediateSize() {
+    auto c = base();  // an explicit size wins over hidden_ratio and is not rounded
+    c.inter = 72;
+    return c;
+}
+test::GsaRefConfig withSlotsGqaExpand() {
+    auto c = base();  // 4 query heads on 2 kv heads, key dim 16 (head 4), value dim 32 (head 8)
+    c.heads = 4, c.kvHeads = 2, c.hkd = 4, c.hvd = 8, c.slots = 7, c.tau = 3.0;
+    return c;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    GsaOfficial, GsaOptions,
+    ::testing::Values(OptionCase{"gqa_relu_tau4", withGqaRelu(), {}},
+                      OptionCase{"t2r_short_conv", withT2rConv(), {}},
+                      // num_slots null means head_k_dim (8); the ignored
+                      // options must not change anything.
+                      OptionCase{"expand_mqa_tied",
+                                 withExpand(),
+                                 {{"num_slots", nullptr},
+                                  {"clamp_min", -1.0},
+                                  {"clamp_max", 1.0},
+                                  {"use_output_gate", true},
+                                  {"use_norm", false}}},
+                      OptionCase{"paper_era_names", withLegacyNames(), {}},
+                      OptionCase{"norm_eps", withNormEps(), {}, 200},
+                      OptionCase{"hidden_ratio",
+                                 withHiddenRatio(),
+                                 {{"intermediate_size", nullptr}, {"hidden_ratio", 14}},
+                                 200},
+                      OptionCase{
+                          "intermediate_size", withIntermediateSize(), {{"hidden_ratio", 2}}, 200},
+                      // num_slots 7 != head_k_dim 4, GQA, expand_k 0.5 !=
+                      // expand_v 1, gate_logit_normalizer 3.
+                      OptionCase{"slots_gqa_expand_k", withSlotsGqaExpand(), {}, 200}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // What we refuse, and where the error points.
 struct BadCase {
@@ -120,7 +155,7 @@ TEST_P(GsaBadConfig, IsRefusedNamingTheKey) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Refused, GsaBadConfig,
+    GsaRefused, GsaBadConfig,
     ::testing::Values(
         BadCase{"hybrid",
                 {{"attn", {{"layers", {0}}, {"num_heads", 2}}}},

@@ -94,6 +94,14 @@ inline void writeGsaCheckpoint(const std::filesystem::path& dir, const GsaRefCon
     writeCheckpoint(dir, config, weights);
 }
 
+/// fla GatedMLP's intermediate size when config.json has intermediate_size null: a multiple of
+/// 256 at or above int(hidden_size * hidden_ratio * 2 / 3) (fla/modules/mlp.py), evaluated left
+/// to right in double precision as Python does.
+inline int officialIntermediateSize(int hidden, double hiddenRatio) {
+    const int raw = static_cast<int>(hidden * hiddenRatio * 2 / 3);
+    return 256 * ((raw + 256 - 1) / 256);
+}
+
 namespace gsaref = ref;
 
 /// Logits [n][vocab] of the model in float64.

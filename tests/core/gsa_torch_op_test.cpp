@@ -78,7 +78,7 @@ TEST_P(GsaTorchOp, MatchesCpuKernel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, GsaTorchOp,
+    GsaShapes, GsaTorchOp,
     ::testing::Values(OpCase{"n150_gqa", 150, 4, 2, 16, 24, 8, 64, false},
                       OpCase{"n64_one_chunk", 64, 2, 2, 8, 8, 4, 64, false},
                       OpCase{"n333_bf16_probs", 333, 2, 1, 16, 16, 16, 64, true},

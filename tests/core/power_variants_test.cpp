@@ -49,14 +49,25 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
                                                {targets.begin(), targets.end()});
     const std::vector<float> refLogits(ref.logits.begin(), ref.logits.end());
     const double logitsErr = test::relativeError(result->logits.data, refLogits);
-    // The per-token loss is what users read: compared per position, in nats.
-    double lossErr = 0;
-    for (int64_t i = 0; i + 1 < n; ++i)
-        lossErr = std::max(lossErr, std::abs(double(result->loss[i]) - ref.loss[i]));
+    // The per-token loss is what users read: compared per position, in nats. loss = logsumexp(z)
+    // - z[target] moves by at most 2 max_j |dz_j| when the logits z move, so a loss error beyond
+    // that bound is a bug of its own (wrong target, wrong normalizer), not float32 rounding of
+    // the logits; and the logits' rounding is what the 1e-4 relative bound above limits.
+    double lossErr = 0, worstExcess = -1;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+        double rowErr = 0;
+        for (int64_t v = 0; v < c.vocab; ++v)
+            rowErr = std::max(rowErr, std::abs(double(result->logits.data[i * c.vocab + v]) -
+                                               ref.logits[i * c.vocab + v]));
+        const double err = std::abs(double(result->loss[i]) - ref.loss[i]);
+        lossErr = std::max(lossErr, err);
+        worstExcess = std::max(worstExcess, err - (2 * rowErr + 1e-6));
+    }
     std::printf("[ variant  ] %s (N %lld): logits rel %.1e, per-token loss abs %.1e\n", label,
                 static_cast<long long>(n), logitsErr, lossErr);
     EXPECT_LT(logitsErr, 1e-4);
-    EXPECT_LT(lossErr, 1e-4);
+    EXPECT_LE(worstExcess, 0.0) << "a per-token loss moved more than its logits allow";
+    EXPECT_LT(lossErr, 5e-4);
 
     for (int l = 0; l < c.layers; ++l) {
         SCOPED_TRACE(fmt::format("layer {}", l));
@@ -90,9 +101,13 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
         if (c.gating) {
             ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads(), n, 1}));
             for (int h = 0; h < c.heads(); ++h)
-                for (int64_t t = 0; t < n; ++t)
-                    ASSERT_NEAR(rec.logRetention.data[h * n + t],
-                                ref.layers[l].logG[t * c.kvHeads + h / c.ratio], 1e-5);
+                for (int64_t t = 0; t < n; ++t) {
+                    // Relative: log g reaches -2.4 in the deeper layers, where the residual
+                    // stream's float32 rounding carries 1e-5 absolute.
+                    const double want = ref.layers[l].logG[t * c.kvHeads + h / c.ratio];
+                    ASSERT_NEAR(rec.logRetention.data[h * n + t], want,
+                                1e-5 * std::max(1.0, std::abs(want)));
+                }
         } else {
             EXPECT_TRUE(rec.logRetention.data.empty());
             EXPECT_EQ(rec.factors.count("log_decay_cumsum"), 0u);
@@ -138,11 +153,12 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{"degree4", RefConfig{97, 1, 2, 1, 6, 16, true, true, false, 4}, 37},
         Variant{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41},
         // Several attention blocks (N not a multiple of 64), grouped query heads, gating,
-        // several layers, n_embd != query heads x head_size. (Larger grouped cases, 2-3 layers of
-        // head size 32 at N 200-301, stay out for now: their float32 losses differ from the
-        // float64 reference by up to 1.9e-4 nats with logits within 5.7e-6 relative, above this
-        // test's 1e-4; see the session 12 note.)
+        // several layers, n_embd != query heads x head_size. The first one has the shape of a
+        // user report (qhead_ratio 2, 3 layers x 3 kv heads, head size 32, vocab 1000, N 200).
+        Variant{"gqa2_3layers_n200", RefConfig{1000, 3, 3, 2, 32, 96, true, true, false, 2}, 200},
+        Variant{"gqa3_n301", RefConfig{311, 2, 3, 3, 32, 72, true, true, false, 2}, 301},
         Variant{"no_bias_gqa_n200", RefConfig{97, 2, 2, 2, 16, 40, false, true, false, 2}, 200},
+        Variant{"degree4_gqa_n301", RefConfig{97, 2, 2, 3, 16, 40, true, true, false, 4}, 301},
         Variant{"ungated_gqa_n200", RefConfig{97, 2, 3, 2, 16, 40, true, false, false, 2}, 200},
         Variant{"sdpa_gqa_n301", RefConfig{97, 2, 2, 2, 16, 40, true, false, true, 2}, 301},
         // GPTConfig's defaults: attention_kernel sdpa with disable_gating false. The official
