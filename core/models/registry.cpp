@@ -22,6 +22,7 @@ using Loader = std::unique_ptr<Model> (*)(std::shared_ptr<const Checkpoint>);
 const std::vector<std::pair<std::string, Loader>>& registry() {
     static const std::vector<std::pair<std::string, Loader>> table = {
         {"forgetting_transformer-project_fox", &fox::loadFoxModel},
+        {"transformer-project_fox", &fox::loadTransformerModel},
         {"gated_fwa", &gatedfwa::loadGatedFwaModel},
         {"gsa", &gsa::loadGsaModel},
         {"power", &power::loadPowerModel},

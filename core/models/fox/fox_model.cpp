@@ -48,7 +48,8 @@ public:
         m_info.modelType = std::move(modelType);
         m_info.family = m_config.forgetGate == ForgetGate::None ? "transformer" : "fox";
         m_info.layers = m_config.layers;
-        m_info.heads = m_info.kvHeads = m_config.heads;
+        m_info.heads = m_config.heads;
+        m_info.kvHeads = m_config.kvHeads;
         m_info.headDim = m_config.headDim;
         m_info.hiddenSize = m_config.hiddenSize;
         m_info.vocabSize = m_config.vocabSize;
@@ -102,7 +103,7 @@ private:
                         const Precision& precision, const RunOptions& options, LayerRecord* rec,
                         const Probe* probe) const {
         const auto& c = m_config;
-        const int64_t n = x.size(0), h = c.heads, hd = c.headDim;
+        const int64_t n = x.size(0), h = c.heads, kvh = c.kvHeads, hd = c.headDim;
         const auto act = precision.activation();
 
         auto a = rmsNorm(x, w.attnNorm, c.normEps, act);
@@ -122,7 +123,7 @@ private:
             k = groupRmsNorm(k, h, w.kNorm, kQkNormEps, k.scalar_type());
         }
         q = q.view({n, h, hd});
-        k = k.view({n, h, hd});
+        k = k.view({n, kvh, hd});
         if (c.qkNorm && c.qkNormShared) {
             q = rmsNorm(q, w.qNorm, kQkNormEps, q.scalar_type());
             k = rmsNorm(k, w.kNorm, kQkNormEps, k.scalar_type());
@@ -143,10 +144,10 @@ private:
 
         auto qh = q.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
         auto kh = k.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
-        auto vh = v.view({n, h, hd}).permute({1, 0, 2}).to(torch::kFloat32).contiguous();
+        auto vh = v.view({n, kvh, hd}).permute({1, 0, 2}).to(torch::kFloat32).contiguous();
         const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
-        auto attention =
-            additiveDecayAttention(qh, kh, vh, cumsum, scale, 0, precision.bf16, options.threads);
+        auto attention = additiveDecayAttention(qh, kh, vh, cumsum, scale, c.window, precision.bf16,
+                                                options.threads);
         auto o = attention.out.to(act).permute({1, 0, 2}).reshape({n, h * hd});
 
         if (c.useOutputNorm) {
@@ -173,7 +174,9 @@ private:
         if (rec) {
             rec->layer = l;
             rec->attention.scoreKind = "additive_decay";
-            rec->attention.heads = rec->attention.kvHeads = static_cast<int>(h);
+            rec->attention.heads = static_cast<int>(h);
+            rec->attention.kvHeads = static_cast<int>(kvh);
+            rec->attention.window = c.window;
             rec->attention.headDim = rec->attention.valueDim = static_cast<int>(hd);
             rec->attention.scale = scale;
             rec->attention.hasDecay = cumsum.defined();
@@ -200,6 +203,14 @@ private:
 std::unique_ptr<Model> loadFoxModel(std::shared_ptr<const Checkpoint> checkpoint) {
     WeightStore store(checkpoint);
     auto config = parseFoxConfig(checkpoint->config(), store.configFile());
+    auto weights = loadFoxWeights(config, store);
+    return std::make_unique<FoxModel>(std::move(config), std::move(weights),
+                                      checkpoint->modelType());
+}
+
+std::unique_ptr<Model> loadTransformerModel(std::shared_ptr<const Checkpoint> checkpoint) {
+    WeightStore store(checkpoint);
+    auto config = parseTransformerConfig(checkpoint->config(), store.configFile());
     auto weights = loadFoxWeights(config, store);
     return std::make_unique<FoxModel>(std::move(config), std::move(weights),
                                       checkpoint->modelType());

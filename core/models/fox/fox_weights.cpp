@@ -8,22 +8,22 @@ namespace {
 
 FoxLayerWeights loadLayer(const FoxConfig& c, WeightStore& s, int i) {
     const std::string p = fmt::format("model.layers.{}.", i);
-    const int64_t d = c.hiddenSize, h = c.heads, hd = c.headDim;
+    const int64_t d = c.hiddenSize, h = c.heads, hd = c.headDim, kv = int64_t{c.kvHeads} * hd;
     FoxLayerWeights w;
     w.attnNorm = s.take(p + "attn_norm.weight", {d});
     w.mlpNorm = s.take(p + "mlp_norm.weight", {d});
     w.q.weight = s.take(p + "attn.q_proj.weight", {d, d});
     if (c.useKShift) {
-        w.k.weight = s.take(p + "attn.k_proj.linear.weight", {d, d});
+        w.k.weight = s.take(p + "attn.k_proj.linear.weight", {kv, d});
         w.kShift.weight = s.take(p + "attn.k_proj.shift_proj.weight", {h, d});
     } else {
-        w.k.weight = s.take(p + "attn.k_proj.weight", {d, d});
+        w.k.weight = s.take(p + "attn.k_proj.weight", {kv, d});
     }
     if (c.useVShift) {
-        w.v.weight = s.take(p + "attn.v_proj.linear.weight", {d, d});
+        w.v.weight = s.take(p + "attn.v_proj.linear.weight", {kv, d});
         w.vShift.weight = s.take(p + "attn.v_proj.shift_proj.weight", {h, d});
     } else {
-        w.v.weight = s.take(p + "attn.v_proj.weight", {d, d});
+        w.v.weight = s.take(p + "attn.v_proj.weight", {kv, d});
     }
     w.o.weight = s.take(p + "attn.o_proj.weight", {d, d});
     switch (c.forgetGate) {

@@ -11,7 +11,7 @@ namespace gatescope::core::fox {
 
 struct FoxLayerWeights {
     torch::Tensor attnNorm, mlpNorm;
-    Linear q, k, v, o;
+    Linear q, k, v, o;         ///< k, v: [kvHeads * headDim, d]
     Linear kShift, vShift;     ///< shift_proj: [H, d], no bias
     Linear forgetGate;         ///< fgate_proj [H, d] with bias (fgate_type full)
     torch::Tensor forgetBias;  ///< fgate_bias [H] (bias_only, fixed)
