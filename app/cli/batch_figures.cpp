@@ -8,7 +8,6 @@
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
 
-#include "app/cli/list_parsing.h"
 #include "app/cli/offscreen_figures.h"
 #include "widgets/figures/figure.h"
 #endif
@@ -18,26 +17,15 @@ namespace gatescope::app {
 #ifdef GATESCOPE_WITH_GUI
 namespace {
 
-Result<widgets::FigureOptions> figureOptions(const nlohmann::json& f) {
+widgets::FigureOptions figureOptions(const core::BatchFigure& f) {
     widgets::FigureOptions o;
-    const auto kind = widgets::parseFigureKind(f["figure"].get<std::string>());
-    if (!kind || *kind == widgets::FigureKind::Compare)
-        return Error{ErrorKind::Usage,
-                     "unknown or unsupported batch figure kind",
-                     {},
-                     f["figure"].get<std::string>()};
-    o.kind = *kind;
-    o.layer = f.value("layer", 0);
-    o.head = f.value("head", 0);
-    o.map = f.value("map", "attention") == "decay" ? kernels::MapKind::Decay
-                                                   : kernels::MapKind::Attention;
-    const std::string range = f.value("range", "");
-    if (!range.empty()) {
-        auto parsed = parseRange(range, "figures.range");
-        if (!parsed) return parsed.error();
-        o.begin = parsed->begin;
-        o.end = parsed->end.value_or(-1);
-    }
+    // The recipe reader admits only the kinds core::kBatchFigureKinds names.
+    o.kind = widgets::parseFigureKind(f.kind).value_or(widgets::FigureKind::Map);
+    o.layer = f.layer;
+    o.head = f.head;
+    o.map = f.map == "decay" ? kernels::MapKind::Decay : kernels::MapKind::Attention;
+    o.begin = f.begin;
+    o.end = f.end.value_or(-1);
     return o;
 }
 
@@ -53,19 +41,17 @@ Result<int> writeBatchFigures(const core::BatchRecipe& recipe,
         std::shared_ptr<data::TraceReader> reader;
         for (const auto& f : recipe.figures) {
             auto options = figureOptions(f);
-            if (!options) return options.error();
-            const std::string format = f.value("format", "svg");
             const auto stem = run.trace.stem().string();
             const auto inside = core::pathInside(
-                recipe.output,
-                std::filesystem::path("figures") / run.checkpoint /
-                    fmt::format("{}.{}-L{}H{}.{}", stem, f["figure"].get<std::string>(),
-                                options->layer, options->head, format));
+                recipe.output, std::filesystem::path("figures") / run.checkpoint /
+                                   fmt::format("{}.{}-L{}H{}.{}", stem, f.kind, options.layer,
+                                               options.head, f.format));
             if (!inside) return inside.error();
             const auto& path = *inside;
             if (std::filesystem::exists(path)) continue;
             const auto kind = widgets::formatFromPath(path);
-            if (!kind) return Error{ErrorKind::Usage, "format must be svg, png or pdf", {}, format};
+            if (!kind)
+                return Error{ErrorKind::Usage, "format must be svg, png or pdf", {}, f.format};
             if (!reader) {
                 const auto trace = core::pathInside(recipe.output, run.trace);
                 if (!trace) return trace.error();
@@ -75,17 +61,17 @@ Result<int> writeBatchFigures(const core::BatchRecipe& recipe,
             }
             // Runs differ in length (the last chunk of a document is short): clamp the range.
             const int64_t n = reader->summary().nTokens;
-            if (options->end > n) options->end = n;
-            if (options->begin >= n) options->begin = 0;
-            auto figure = widgets::makeFigure(*reader, *options);
+            if (options.end > n) options.end = n;
+            if (options.begin >= n) options.begin = 0;
+            auto figure = widgets::makeFigure(*reader, options);
             if (!figure) {
                 Error e = figure.error();
-                e.message = fmt::format("{}: figure {}: {}", run.id, f.dump(), e.message);
+                e.message = fmt::format("{}: figure {}: {}", run.id, f.source.dump(), e.message);
                 return e;
             }
             std::error_code ec;
             std::filesystem::create_directories(path.parent_path(), ec);
-            if (auto st = widgets::writeFigure(**figure, path, *kind, f.value("dpi", 150)); !st)
+            if (auto st = widgets::writeFigure(**figure, path, *kind, f.dpi); !st)
                 return st.error();
             ++written;
         }

@@ -6,10 +6,10 @@
 #include "app/cli/command.h"
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
-#include "app/cli/list_parsing.h"
 #include "app/cli/report.h"
 #include "core/analysis/analysis_limits.h"
 #include "core/analysis/compare.h"
+#include "core/input/list_syntax.h"
 #include "data/common/atomic_file.h"
 #include "data/common/atomic_folder.h"
 
@@ -67,7 +67,7 @@ public:
     }
 
     int run() override {
-        auto lists = parseLayersAndHeads(m_layers, m_heads);
+        auto lists = core::parseLayersAndHeads(m_layers, m_heads);
         if (!lists) return reportError(lists.error());
         m_options.layers = lists->layers;
         m_options.heads = lists->heads;

@@ -16,6 +16,7 @@
 #include <QGuiApplication>
 
 #include "app/cli/offscreen_figures.h"
+#include "core/input/list_syntax.h"
 #include "widgets/figures/figure.h"
 #endif
 
@@ -89,15 +90,10 @@ int ExportCommand::run() {
     o.width = m_width;
     o.height = m_height;
     if (!m_range.empty()) {
-        const auto colon = m_range.find(':');
-        try {
-            if (colon == std::string::npos) throw std::invalid_argument("no colon");
-            const std::string a = m_range.substr(0, colon), b = m_range.substr(colon + 1);
-            o.begin = a.empty() ? 0 : std::stoll(a);
-            o.end = b.empty() ? -1 : std::stoll(b);
-        } catch (const std::exception&) {
-            return usageError("--range must be A:B (token positions, end exclusive)");
-        }
+        auto range = core::parseRange(m_range, "--range");
+        if (!range) return reportError(range.error());
+        o.begin = range->begin;
+        o.end = range->end.value_or(-1);
     }
     const auto format = formatFromPath(m_out);
     if (!format) return usageError("--out must end in .png, .svg or .pdf");

@@ -6,9 +6,9 @@
 #include "app/cli/command.h"
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
-#include "app/cli/list_parsing.h"
 #include "app/cli/report.h"
 #include "core/analysis/niah.h"
+#include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
 
 namespace gatescope::app {
@@ -59,7 +59,7 @@ public:
             return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         auto lengths = parseLengths(m_lengths);
         if (!lengths) return reportError(lengths.error());
-        auto depths = parseIndexList(m_depths, "--depths");
+        auto depths = core::parseIndexList(m_depths, "--depths");
         if (!depths) return reportError(depths.error());
         m_options.texts =
             m_passkey.empty() ? core::foxNeedleTexts(m_easy) : core::passkeyNeedleTexts(m_passkey);

@@ -4,9 +4,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
-#include "app/cli/list_parsing.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
 #include "core/trace/trace_job.h"
 
@@ -91,12 +91,12 @@ private:
         if (auto st = core::checkThreadCount(m_request.threads); !st)
             return Error{ErrorKind::Usage, st.error().message, {}, "--threads"};
         if (!m_range.empty()) {
-            auto range = parseRange(m_range, "--range");
+            auto range = core::parseRange(m_range, "--range");
             if (!range) return range.error();
             m_request.input.begin = range->begin;
             m_request.input.end = range->end;
         }
-        auto lists = parseLayersAndHeads(m_layers, m_heads);
+        auto lists = core::parseLayersAndHeads(m_layers, m_heads);
         if (!lists) return lists.error();
         m_request.layers = lists->layers;
         m_request.pyramidHeads = lists->heads;

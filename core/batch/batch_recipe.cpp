@@ -165,22 +165,9 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
             return r.error("max_tokens", "max_tokens and token_budget must be >= 0");
         if (auto st = parseTrace(j.value("trace", nlohmann::json::object()), r, recipe.trace); !st)
             return st.error();
-        recipe.figures = j.value("figures", nlohmann::json::array());
-        if (!recipe.figures.is_array()) return r.error("figures", "a list of figures");
-        for (const auto& f : recipe.figures) {
-            if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
-                return r.error("figures", "each figure is an object with a \"figure\" kind");
-            if (auto st = rejectUnknownKeys(
-                    f, {"figure", "layer", "head", "map", "range", "format", "dpi"}, "figures.", r);
-                !st)
-                return st.error();
-            for (const char* key : {"layer", "head", "dpi"})
-                if (f.contains(key) && !f[key].is_number_integer())
-                    return r.error(std::string("figures.") + key, "an integer");
-            for (const char* key : {"map", "range", "format"})
-                if (f.contains(key) && !f[key].is_string())
-                    return r.error(std::string("figures.") + key, "a string");
-        }
+        auto figures = parseRecipeFigures(j.value("figures", nlohmann::json::array()), file);
+        if (!figures) return figures.error();
+        recipe.figures = std::move(*figures);
         recipe.devices = j.value("devices", std::vector<int>{});
         for (int d : recipe.devices)
             if (d < 0 || d > 1023) return r.error("devices", "GPU indices are 0..1023");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/stats_report.h"
+#include "core/batch/recipe_figures.h"
 #include "core/input/input.h"
 #include "core/trace/trace_job.h"
 #include "data/common/result.h"
@@ -36,12 +37,9 @@ struct BatchRecipe {
     /// GPUs the processes of a launch spread over (visible indices; each process takes
     /// devices[local rank % size]); empty: every visible GPU (launch_environment.h).
     std::vector<int> devices;
-    StatsOptions analyses;  ///< computed over each checkpoint's traces at the end
-    /// Figures per finished run (rendered by the app in builds with Qt): objects with "figure"
-    /// (map, grid, retention, loss), optional "layer", "head", "map", "range" ("A:B"),
-    /// "format" (svg, png, pdf; default svg), "dpi".
-    nlohmann::json figures = nlohmann::json::array();
-    nlohmann::json source;  ///< the recipe as read, for the manifest
+    StatsOptions analyses;             ///< computed over each checkpoint's traces at the end
+    std::vector<BatchFigure> figures;  ///< per finished run (rendered by the app with Qt)
+    nlohmann::json source;             ///< the recipe as read, for the manifest
 };
 
 /// Reads and validates `file`. Errors name the file and the key (Format, Missing, Usage); a key

@@ -21,9 +21,9 @@
 namespace gatescope {
 namespace {
 
+using test::count;
 using test::quoted;
 using test::runCli;
-using test::count;
 using test::summary;
 using test::writeRecipe;
 
@@ -109,6 +109,18 @@ TEST(BatchCommand, InterruptedBatchResumesWithoutRedoingFinishedRuns) {
     for (const auto& [path, stamp] : stamps)
         EXPECT_EQ(std::filesystem::last_write_time(path), stamp) << path << " was redone";
     EXPECT_EQ(count(summary(tmp), "done"), static_cast<int>(summary(tmp).size()));
+}
+
+// A figure the batch cannot draw is found when the recipe is read, not after every run was
+// traced (it used to end the batch as an internal error, exit 70, once the tracing was done).
+TEST(BatchCommand, BadFigureIsRefusedBeforeAnyRun) {
+    test::TempDir tmp;
+    const nlohmann::json figures = {{{"figure", "map"}, {"range", "512:100"}}};
+    const auto recipe = writeRecipe(tmp, 1, false, figures);
+    auto r = runCli("batch " + quoted(recipe), tmp);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    EXPECT_NE(r.err.find("recipe.json: figures.range:"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp / "out" / "traces")) << "a run was traced";
 }
 
 TEST(BatchCommand, ShardsThenJoinEqualOneProcess) {

@@ -1,10 +1,10 @@
-#include "app/cli/list_parsing.h"
+#include "core/input/list_syntax.h"
 
 #include <charconv>
 
 #include <fmt/core.h>
 
-namespace gatescope::app {
+namespace gatescope::core {
 
 namespace {
 
@@ -86,4 +86,4 @@ Result<TokenRange> parseRange(const std::string& text, const std::string& option
     return range;
 }
 
-}  // namespace gatescope::app
+}  // namespace gatescope::core

@@ -1,4 +1,4 @@
-// Parsing of the CLI's small list syntaxes: "0,2,5-7" and "100:2000".
+// Parsing of the small list syntaxes of the CLI and of batch recipes: "0,2,5-7" and "100:2000".
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "data/common/result.h"
 
-namespace gatescope::app {
+namespace gatescope::core {
 
 /// The largest layer or head index a list may name (no model has more layers or heads); the
 /// model's own range is checked once it is loaded.
@@ -32,4 +32,4 @@ struct TokenRange {
 /// does not fit in 64 bits (never wraps).
 Result<TokenRange> parseRange(const std::string& text, const std::string& option);
 
-}  // namespace gatescope::app
+}  // namespace gatescope::core
