@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -13,18 +14,23 @@ namespace gatescope::core {
 
 Result<std::unique_ptr<HfBpeTokenizer>> HfBpeTokenizer::create(HfBpeSpec spec) {
     std::unique_ptr<HfBpeTokenizer> tok(new HfBpeTokenizer());
-    std::unordered_set<std::string> contents;
+    // An added token already in the vocabulary keeps the vocabulary's id, as the tokenizers
+    // library does (it warns when tokenizer.json says otherwise).
+    std::unordered_map<std::string, int32_t> contents;
     std::unordered_set<int32_t> ids;
     for (const auto& [token, id] : spec.vocab) {
-        contents.insert(token);
+        contents.emplace(token, id);
         ids.insert(id);
     }
-    for (const AddedToken& added : spec.addedTokens) {
+    for (AddedToken& added : spec.addedTokens) {
         if (added.id < 0) {
             return Error{ErrorKind::Format, "an added token has a negative id", {}, added.content};
         }
-        if (!contents.contains(added.content) && !ids.contains(added.id))
+        if (auto it = contents.find(added.content); it != contents.end()) {
+            added.id = it->second;
+        } else if (!ids.contains(added.id)) {
             spec.vocab.emplace_back(added.content, added.id);
+        }
     }
     // As in the tokenizers library, an unk_token that is not in the vocabulary only matters when
     // a character has no token: then it is an error.

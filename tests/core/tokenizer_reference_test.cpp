@@ -18,7 +18,7 @@ namespace {
 using namespace gatescope::test;
 
 constexpr std::size_t kSpmTextBytes = 3'000'000;
-constexpr std::size_t kHfTextBytes = 400'000;  // transformers.js runs ~12 us per character
+constexpr std::size_t kHfTextBytes = 300'000;  // transformers.js runs ~12 us per character
 
 #define REQUIRE_SPM()                                         \
     if (!haveSentencePieceTools())                            \
@@ -174,13 +174,13 @@ void expectSameAsTransformersJs(LlamaJsonStyle style, const nlohmann::json& extr
 }
 
 TEST(TokenizerReference, LlamaLegacyTokenizerJsonMatchesTransformersJs) {
-    // Llama 2's pipeline; "def" is a normalized added token (matched as "▁def" after the
-    // normalizer), "<s>" and "</s>" in the text are split out before it.
-    const std::string text =
-        "<s>First line</s>\n" + mixedText(kHfTextBytes, 10) + "\n<s> and </s>def <unk>\n";
+    // Llama 2's pipeline; "gatescope" is a normalized added token (matched as "▁gatescope" after
+    // the normalizer), "<s>" and "</s>" in the text are split out before it.
+    const std::string text = "<s>First line</s>\n" + mixedText(kHfTextBytes, 10) +
+                             "\n<s> and </s>gatescope <unk> gatescope, gatescope\n";
     expectSameAsTransformersJs(LlamaJsonStyle::Legacy,
-                               nlohmann::json::array({addedToken(1500, "def", false, true)}), text,
-                               "tokenizer.json, Llama legacy");
+                               nlohmann::json::array({addedToken(1500, "gatescope", false, true)}),
+                               text, "tokenizer.json, Llama legacy");
 }
 
 TEST(TokenizerReference, MetaspaceTokenizerJsonMatchesTransformersJs) {
