@@ -1,6 +1,7 @@
 // A SentencePiece model (tokenizer.model of Llama, Mistral and the fla-hub GSA checkpoints), run by
-// the SentencePiece library itself (Debian's libsentencepiece): gatescope does not re-implement
-// its normalization, BPE or unigram segmentation.
+// the SentencePiece library itself (Debian's libsentencepiece, loaded through gatescope's
+// SentencePiece module in a link namespace of its own: sentencepiece_module.h says why): gatescope
+// does not re-implement its normalization, BPE or unigram segmentation.
 #pragma once
 
 #include <filesystem>
@@ -12,8 +13,9 @@
 
 namespace gatescope::core {
 
-/// Whether this build links the SentencePiece library (optional: absent on the GPU machine,
-/// where SentencePieceTokenizer::fromFile reports Unsupported).
+/// Whether this build made the SentencePiece module (optional: absent where libsentencepiece-dev
+/// is not installed, e.g. the GPU machine, where SentencePieceTokenizer::fromFile reports
+/// Unsupported).
 bool sentencePieceAvailable();
 
 /// encode() is SentencePiece's Encode of the whole text (as spm_encode does per line), with BOS
@@ -24,8 +26,9 @@ bool sentencePieceAvailable();
 /// (acceptsInvalidUtf8() is true), and that token's span is the invalid byte.
 /// decodeWithOffsets() is SentencePiece's Decode: control tokens (<s>, </s>) decode to no text,
 /// the dummy-prefix space of the first piece is dropped. tokenText() is the piece ("▁the",
-/// "<0x0A>"). The library's processor is immutable after loading and its Encode/Decode are const:
-/// every method is safe to call from several threads at once.
+/// "<0x0A>"). identity() names the library's version. The library's processor is immutable after
+/// loading and its Encode/Decode are const: every method is safe to call from several threads at
+/// once.
 class SentencePieceTokenizer final : public Tokenizer {
 public:
     struct Options {
@@ -38,9 +41,11 @@ public:
         std::string selection;
     };
 
-    /// Loads `file`. Errors name it: Io (cannot read), Unsupported (a tiktoken BPE file, as Llama
-    /// 3 ships under this name; or a build without SentencePiece), Format (not a SentencePiece
-    /// model), Missing (addBos / addEos but the model has no such token).
+    /// Loads `file` (at most data::input_limits::kTokenizerFile bytes). Errors name it: Io (cannot
+    /// read), Unsupported (a tiktoken BPE file, as Llama 3 ships under this name; a build without
+    /// the SentencePiece module, or a module that does not load: sentencePieceModule()'s reason),
+    /// Format (not a SentencePiece model, or too large), Missing (addBos / addEos but the model
+    /// has no such token).
     static Result<std::unique_ptr<SentencePieceTokenizer>> fromFile(
         const std::filesystem::path& file, Options options);
     ~SentencePieceTokenizer() override;

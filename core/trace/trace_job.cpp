@@ -108,8 +108,10 @@ Result<std::shared_ptr<LoadedModel>> LoadedModelCache::load(const std::filesyste
     loaded->model = std::move(*model);
     auto tokenizer = loadTokenizer((*checkpoint)->dir(), (*checkpoint)->config());
     // Unreadable: kept for text inputs to report; token ids still run.
-    if (tokenizer) loaded->tokenizer = std::move(*tokenizer);
-    else if (tokenizer.error().kind != ErrorKind::Missing) loaded->tokenizerError = tokenizer.error();
+    if (tokenizer)
+        loaded->tokenizer = std::move(*tokenizer);
+    else if (tokenizer.error().kind != ErrorKind::Missing)
+        loaded->tokenizerError = tokenizer.error();
     m_dir = key;
     m_loaded = loaded;
     return loaded;

@@ -74,17 +74,28 @@ std::string invalidUtf8Lines() {
            "x\n\xf5\xf6\xf7\xf8 high bytes\n";
 }
 
+// The settings of Llama's tokenizer.model: BPE, byte fallback, no normalization, digits split.
+constexpr const char* kLlamaBpeFlags =
+    "--model_type=bpe --vocab_size=1500 --byte_fallback=true --character_coverage=0.9995 "
+    "--normalization_rule_name=identity --remove_extra_whitespaces=false --split_digits=true "
+    "--allow_whitespace_only_pieces=true --max_sentence_length=100000";
+// SentencePiece's defaults (NFKC normalization, extra white space removed) with byte fallback.
+constexpr const char* kUnigramFlags =
+    "--model_type=unigram --vocab_size=1500 --byte_fallback=true --character_coverage=0.9995 "
+    "--max_sentence_length=100000";
+
+// A model spm_train makes from writeCorpus() in `dir` with `flags`; empty (and spm_train's
+// output in `log`) when it fails.
+std::filesystem::path trainOnCorpus(const TempDir& dir, const char* prefix, const char* flags,
+                                    std::string* log) {
+    return trainSentencePiece(dir.path(), prefix, writeCorpus(dir), flags, log);
+}
+
 TEST(TokenizerReference, SentencePieceBpeMatchesSpmEncode) {
     REQUIRE_SPM();
     TempDir dir;
     std::string log;
-    // The settings of Llama's tokenizer.model: BPE, byte fallback, no normalization, digits split.
-    const auto model = trainSentencePiece(
-        dir.path(), "bpe", writeCorpus(dir),
-        "--model_type=bpe --vocab_size=1500 --byte_fallback=true --character_coverage=0.9995 "
-        "--normalization_rule_name=identity --remove_extra_whitespaces=false --split_digits=true "
-        "--allow_whitespace_only_pieces=true --max_sentence_length=100000",
-        &log);
+    const auto model = trainOnCorpus(dir, "bpe", kLlamaBpeFlags, &log);
     ASSERT_FALSE(model.empty()) << log;
     expectSameAsSpmEncode(model, mixedText(kSpmTextBytes) + invalidUtf8Lines(), dir, "spm bpe");
 }
@@ -93,12 +104,7 @@ TEST(TokenizerReference, SentencePieceUnigramMatchesSpmEncode) {
     REQUIRE_SPM();
     TempDir dir;
     std::string log;
-    // The defaults (NFKC normalization, extra white space removed) with byte fallback.
-    const auto model = trainSentencePiece(
-        dir.path(), "unigram", writeCorpus(dir),
-        "--model_type=unigram --vocab_size=1500 --byte_fallback=true --character_coverage=0.9995 "
-        "--max_sentence_length=100000",
-        &log);
+    const auto model = trainOnCorpus(dir, "unigram", kUnigramFlags, &log);
     ASSERT_FALSE(model.empty()) << log;
     expectSameAsSpmEncode(model, mixedText(kSpmTextBytes, 70) + invalidUtf8Lines(), dir,
                           "spm unigram");
@@ -109,12 +115,7 @@ TEST(TokenizerReference, SentencePieceUnigramMatchesSpmEncode) {
 std::filesystem::path makeTokenizerJsonFolder(const TempDir& dir, LlamaJsonStyle style,
                                               const nlohmann::json& extraAdded) {
     std::string log;
-    const auto model = trainSentencePiece(
-        dir.path(), "bpe", writeCorpus(dir),
-        "--model_type=bpe --vocab_size=1500 --byte_fallback=true --character_coverage=0.9995 "
-        "--normalization_rule_name=identity --remove_extra_whitespaces=false --split_digits=true "
-        "--allow_whitespace_only_pieces=true --max_sentence_length=100000",
-        &log);
+    const auto model = trainOnCorpus(dir, "bpe", kLlamaBpeFlags, &log);
     if (model.empty()) return {};
     const auto vocab = runCommand("spm_export_vocab --model=" + shellQuote(model.string()) +
                                   " --output_format=vocab");

@@ -2,8 +2,11 @@
 // around them: BOS, byte offsets of byte-fallback pieces, invalid UTF-8, decoding, provenance.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include "checkpoint_test_helpers.h"
 #include "core/input/input.h"
+#include "core/tokenizer/sentencepiece_module.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer_reference_tools.h"
 
@@ -126,6 +129,42 @@ TEST_F(SentencePieceTest, BosAndDecoding) {
     EXPECT_EQ(identity["vocab_size"], 320);
     EXPECT_EQ(identity["byte_fallback"], true);
     EXPECT_EQ(identity["files"]["ascii.model"].get<std::string>().size(), 64u);
+    EXPECT_TRUE(identity["library"].get<std::string>().starts_with("SentencePiece 0."))
+        << identity["library"];
+}
+
+// This test binary links LibTorch, and so the system libprotobuf; libsentencepiece carries a
+// protobuf-lite of another version. Both run in one process because the module keeps
+// libsentencepiece out of the process's main link namespace (sentencepiece_module.h).
+TEST_F(SentencePieceTest, RunsBesideLibTorchsProtobuf) {
+    auto tok = load(false);
+    ASSERT_NE(tok, nullptr);
+    EXPECT_NE(dlopen("libprotobuf.so.32", RTLD_LAZY | RTLD_NOLOAD), nullptr)
+        << "LibTorch's libprotobuf is not loaded: this test proves nothing";
+    EXPECT_EQ(dlopen("libsentencepiece.so.0", RTLD_LAZY | RTLD_NOLOAD), nullptr)
+        << "libsentencepiece is in the main namespace, beside libprotobuf";
+    auto enc = tok->encode("def tokenize(text)");
+    ASSERT_TRUE(enc.ok()) << enc.error().describe();
+    EXPECT_EQ(std::vector<int>(enc->ids.begin(), enc->ids.end()), reference("def tokenize(text)"));
+}
+
+TEST(SentencePieceModule, LoadsFromTheBuildAndReportsBadModels) {
+    if (!sentencePieceAvailable()) GTEST_SKIP() << "gatescope built without SentencePiece";
+    const auto candidates = sentencePieceModuleCandidates();
+    ASSERT_FALSE(candidates.empty());
+    EXPECT_TRUE(candidates.front().is_absolute()) << candidates.front();
+    EXPECT_TRUE(std::filesystem::exists(candidates.front())) << candidates.front();
+    auto api = sentencePieceModule();
+    ASSERT_TRUE(api.ok()) << api.error().describe();
+    EXPECT_EQ((*api)->abiVersion, GATESCOPE_SPM_ABI_VERSION);
+    // Garbage is SentencePiece's error, named with the file, not a crash.
+    TempDir dir;
+    writeFile(dir / "tokenizer.model", "\x0a\xff\xff\xff\xff garbage");
+    auto tok = SentencePieceTokenizer::fromFile(dir / "tokenizer.model", {});
+    ASSERT_FALSE(tok.ok());
+    EXPECT_EQ(tok.error().kind, ErrorKind::Format);
+    EXPECT_NE(tok.error().message.find("not a SentencePiece model"), std::string::npos)
+        << tok.error().message;
 }
 
 }  // namespace
