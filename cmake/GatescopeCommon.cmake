@@ -20,8 +20,12 @@ endfunction()
 # A library per top-level folder: every .cpp below it (CONFIGURE_DEPENDS picks up new files).
 # Include paths are rooted at the repository so includes read "data/trace/trace_writer.h".
 function(gatescope_folder_library target folder)
+    cmake_parse_arguments(PARSE_ARGV 2 _arg "" "EXCLUDE" "")
     file(GLOB_RECURSE _sources CONFIGURE_DEPENDS
         ${CMAKE_SOURCE_DIR}/${folder}/*.cpp)
+    if(_arg_EXCLUDE)  # a subfolder that builds a target of its own
+        list(FILTER _sources EXCLUDE REGEX "${_arg_EXCLUDE}")
+    endif()
     if(NOT _sources)
         # A folder whose first sources are still being written: keep the target so others link.
         set(_sources ${CMAKE_BINARY_DIR}/${target}_empty.cpp)

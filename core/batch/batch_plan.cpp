@@ -47,10 +47,14 @@ Result<int64_t> countTokens(const std::filesystem::path& dir, const Document& do
     auto checkpoint = Checkpoint::open(dir);
     if (!checkpoint) return checkpoint.error();
     auto tokenizer = loadTokenizer((*checkpoint)->dir(), (*checkpoint)->config());
-    if (!tokenizer && tokenizer.error().kind != ErrorKind::Missing) return tokenizer.error();
     InputSpec spec;
     spec.path = doc.path;
     spec.kind = doc.kind;
+    // Token ids need no tokenizer (see runTraceJob).
+    if (!tokenizer && tokenizer.error().kind != ErrorKind::Missing &&
+        resolveInputKind(spec) == InputKind::Text) {
+        return tokenizer.error();
+    }
     auto input = readInput(spec, tokenizer ? tokenizer->get() : nullptr);
     if (!input) return input.error();
     return input->totalTokens;

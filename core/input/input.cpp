@@ -16,15 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-InputKind resolveKind(const InputSpec& spec) {
-    if (spec.kind != InputKind::Auto) return spec.kind;
-    const std::string ext = spec.path.extension().string();
-    if (ext == ".npy") return InputKind::Npy;
-    if (ext == ".safetensors") return InputKind::Safetensors;
-    if (ext == ".ids") return InputKind::Ids;
-    return InputKind::Text;
-}
-
 Error withFile(Error error, const fs::path& path) {
     if (error.file.empty()) error.file = path.string();
     return error;
@@ -40,7 +31,9 @@ Result<Encoding> tokenizeText(const std::string& text, const fs::path& path,
                      path.string(),
                      {}};
     }
-    if (std::optional<std::size_t> bad = firstInvalidUtf8(text)) {
+    std::optional<std::size_t> bad;
+    if (!tokenizer->acceptsInvalidUtf8()) bad = firstInvalidUtf8(text);
+    if (bad) {
         return Error{ErrorKind::Format,
                      fmt::format("not valid UTF-8: first invalid byte 0x{:02X} at byte offset {}",
                                  static_cast<uint8_t>(text[*bad]), *bad),
@@ -50,6 +43,35 @@ Result<Encoding> tokenizeText(const std::string& text, const fs::path& path,
     Result<Encoding> encoding = tokenizer->encode(text);
     if (!encoding) return withFile(encoding.error(), path);
     return encoding;
+}
+
+// Every invalid byte of `text` as U+FFFD, which is what a tokenizer that takes such text read it
+// as (SentencePiece); `spans` move with the text. Traces hold valid UTF-8 only.
+void replaceInvalidUtf8(std::string& text, std::vector<ByteSpan>& spans) {
+    if (!firstInvalidUtf8(text)) return;
+    std::string out;
+    out.reserve(text.size() + 64);
+    std::vector<std::size_t> moved(text.size() + 1);  // old offset -> new offset
+    std::size_t pos = 0;
+    char32_t cp = 0;
+    while (pos < text.size()) {
+        const std::size_t length = utf8SequenceAt(text, pos, cp);
+        moved[pos] = out.size();
+        if (length == 0) {
+            out += "\xEF\xBF\xBD";
+            ++pos;
+            continue;
+        }
+        for (std::size_t k = 1; k < length; ++k)
+            moved[pos + k] = out.size() + k;
+        out.append(text, pos, length);
+        pos += length;
+    }
+    moved[text.size()] = out.size();
+    for (ByteSpan& span : spans) {
+        if (span.end > span.start) span = {moved[span.start], moved[span.end]};
+    }
+    text = std::move(out);
 }
 
 Status checkIds(const std::vector<int64_t>& ids, const fs::path& path, const Tokenizer* tokenizer) {
@@ -72,6 +94,15 @@ Status checkIds(const std::vector<int64_t>& ids, const fs::path& path, const Tok
 
 }  // namespace
 
+InputKind resolveInputKind(const InputSpec& spec) {
+    if (spec.kind != InputKind::Auto) return spec.kind;
+    const std::string ext = spec.path.extension().string();
+    if (ext == ".npy") return InputKind::Npy;
+    if (ext == ".safetensors") return InputKind::Safetensors;
+    if (ext == ".ids") return InputKind::Ids;
+    return InputKind::Text;
+}
+
 const char* toString(InputKind kind) {
     switch (kind) {
         case InputKind::Auto:
@@ -91,7 +122,7 @@ const char* toString(InputKind kind) {
 Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer,
                               const std::function<Status(int64_t)>& checkLength) {
     InputTokens out;
-    out.kind = resolveKind(spec);
+    out.kind = resolveInputKind(spec);
     // Regular files only (a FIFO would block, /dev/zero never end), checked before hashing.
     Result<data::InputFile> file = data::InputFile::open(spec.path);
     if (!file) return file.error();
@@ -176,6 +207,7 @@ Result<InputTokens> readInput(const InputSpec& spec, const Tokenizer* tokenizer,
             out.byteOffsets.push_back(s.end <= s.start ? ByteSpan{0, 0}
                                                        : ByteSpan{s.start - first, s.end - first});
         }
+        if (tokenizer->acceptsInvalidUtf8()) replaceInvalidUtf8(out.sourceText, out.byteOffsets);
     } else {
         out.byteOffsets.assign(out.ids.size(), ByteSpan{0, 0});
     }

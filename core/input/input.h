@@ -39,7 +39,9 @@ struct InputTokens {
     std::vector<int32_t> ids;
     /// The text the selected tokens cover: for Text inputs the slice of the file from the first
     /// selected token's first byte to the last one's last byte; for id inputs with a tokenizer, the
-    /// decoded text of the selected ids; empty otherwise.
+    /// decoded text of the selected ids; empty otherwise. For a tokenizer that acceptsInvalidUtf8()
+    /// every invalid byte of a Text input is U+FFFD here (as that tokenizer read it), and
+    /// byteOffsets index this rewritten text.
     std::string sourceText;
     /// Byte offset of sourceText within the file (Text) or within the decoded full sequence (ids).
     int64_t sourceTextOffset = 0;
@@ -57,9 +59,13 @@ struct InputTokens {
     int64_t rangeBegin = 0;
 };
 
+/// The kind readInput() reads `spec` as: spec.kind, or for Auto the kind its extension names.
+InputKind resolveInputKind(const InputSpec& spec);
+
 /// Reads `spec.path`. Text needs a tokenizer (BOS added per its convention); ids are used exactly
 /// as given (no BOS added). Errors name the file and the problem: invalid UTF-8 (with the byte
-/// offset of the first bad byte), a malformed id (line and column), a negative id or one
+/// offset of the first bad byte; unless the tokenizer acceptsInvalidUtf8()), a malformed id (line
+/// and column), a negative id or one
 /// >= tokenizer->vocabSize() (with its token position), a pickled/object/big-endian/non-integer
 /// .npy, a missing or non-integer tensor, a range outside the tokens (Usage), a path that is not a
 /// regular file (a FIFO, a device: refused before anything is read), a file above

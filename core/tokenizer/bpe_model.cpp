@@ -19,8 +19,9 @@ constexpr std::size_t kCacheWordLimit = 256;
 
 Result<std::unique_ptr<BpeModel>> BpeModel::create(
     std::vector<std::pair<std::string, int32_t>> vocab,
-    const std::vector<std::pair<std::string, std::string>>& merges) {
+    const std::vector<std::pair<std::string, std::string>>& merges, Options options) {
     std::unique_ptr<BpeModel> model(new BpeModel());
+    model->m_options = options;
     int32_t maxId = -1;
     for (const auto& [token, id] : vocab) {
         if (id < 0) {
@@ -56,6 +57,11 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(
         ++rank;
     }
     model->m_mergeCount = merges.size();
+    if (options.byteFallback) {
+        model->m_byteIds.resize(256);
+        for (int b = 0; b < 256; ++b)
+            model->m_byteIds[b] = model->idOf(fmt::format("<0x{:02X}>", b));
+    }
     return model;
 }
 
@@ -70,7 +76,8 @@ const std::string& BpeModel::tokenOf(int32_t id) const {
     return m_tokens[id];
 }
 
-void BpeModel::mergeSymbols(std::vector<int32_t>& symbols) const {
+void BpeModel::mergeSymbols(Pieces& pieces) const {
+    std::vector<int32_t>& symbols = pieces.ids;
     // Doubly linked list over symbol slots plus a min-heap of candidate merges keyed by
     // (rank, position): O(n log n) even for very long words (digit strings, base64 blobs).
     const int n = static_cast<int>(symbols.size());
@@ -105,6 +112,7 @@ void BpeModel::mergeSymbols(std::vector<int32_t>& symbols) const {
         // Stale entries: the slot was merged away or its neighbour changed since the push.
         if (symbols[top.pos] != top.left || right < 0 || symbols[right] != top.right) continue;
         symbols[top.pos] = m_merges.at(pairKey(top.left, top.right)).result;
+        pieces.lengths[top.pos] += pieces.lengths[right];
         symbols[right] = -1;
         next[top.pos] = next[right];
         if (next[right] >= 0) prev[next[right]] = top.pos;
@@ -113,45 +121,88 @@ void BpeModel::mergeSymbols(std::vector<int32_t>& symbols) const {
     }
     std::size_t out = 0;
     for (int i = 0; i < n; ++i) {
-        if (symbols[i] >= 0) symbols[out++] = symbols[i];
+        if (symbols[i] < 0) continue;
+        pieces.lengths[out] = pieces.lengths[i];
+        symbols[out++] = symbols[i];
     }
     symbols.resize(out);
+    pieces.lengths.resize(out);
 }
 
-Status BpeModel::encodeWord(std::string_view word, std::vector<int32_t>& out) const {
-    const bool cacheable = word.size() <= kCacheWordLimit;
-    if (cacheable) {
-        std::lock_guard<std::mutex> lock(m_cacheMutex);
-        auto it = m_cache.find(std::string(word));
-        if (it != m_cache.end()) {
-            out.insert(out.end(), it->second.begin(), it->second.end());
-            return Ok{};
-        }
-    }
-    std::vector<int32_t> symbols;
+Status BpeModel::splitCharacters(std::string_view word, Pieces& pieces) const {
+    bool previousUnknown = false;
     std::size_t pos = 0;
     while (pos < word.size()) {
         char32_t cp = 0;
         std::size_t length = utf8SequenceAt(word, pos, cp);
         if (length == 0) length = 1;
         const std::string_view symbol = word.substr(pos, length);
-        const int32_t id = idOf(symbol);
-        if (id < 0) {
+        pos += length;
+        if (const int32_t id = idOf(symbol); id >= 0) {
+            pieces.ids.push_back(id);
+            pieces.lengths.push_back(static_cast<uint32_t>(length));
+            previousUnknown = false;
+            continue;
+        }
+        if (m_options.byteFallback && std::all_of(symbol.begin(), symbol.end(), [&](char b) {
+                return m_byteIds[static_cast<uint8_t>(b)] >= 0;
+            })) {
+            for (char b : symbol) {
+                pieces.ids.push_back(m_byteIds[static_cast<uint8_t>(b)]);
+                pieces.lengths.push_back(1);
+            }
+            previousUnknown = false;
+            continue;
+        }
+        if (m_options.unkId < 0) {
             return Error{ErrorKind::Format,
                          fmt::format("character \"{}\" has no token in the vocabulary",
                                      escapeInvalidUtf8(symbol)),
                          {},
                          {}};
         }
-        symbols.push_back(id);
-        pos += length;
+        if (m_options.fuseUnk && previousUnknown) {
+            pieces.lengths.back() += static_cast<uint32_t>(length);
+        } else {
+            pieces.ids.push_back(m_options.unkId);
+            pieces.lengths.push_back(static_cast<uint32_t>(length));
+        }
+        previousUnknown = true;
     }
-    mergeSymbols(symbols);
-    out.insert(out.end(), symbols.begin(), symbols.end());
+    return Ok{};
+}
+
+Status BpeModel::encodeWord(std::string_view word, std::vector<int32_t>& out,
+                            std::vector<uint32_t>* lengths) const {
+    auto emit = [&](const Pieces& pieces) {
+        out.insert(out.end(), pieces.ids.begin(), pieces.ids.end());
+        if (lengths) lengths->insert(lengths->end(), pieces.lengths.begin(), pieces.lengths.end());
+    };
+    if (m_options.ignoreMerges) {
+        if (const int32_t id = idOf(word); id >= 0 && !word.empty()) {
+            emit(Pieces{{id}, {static_cast<uint32_t>(word.size())}});
+            return Ok{};
+        }
+    }
+    const bool cacheable = word.size() <= kCacheWordLimit;
+    if (cacheable) {
+        std::lock_guard<std::mutex> lock(m_cacheMutex);
+        auto it = m_cache.find(std::string(word));
+        if (it != m_cache.end()) {
+            emit(it->second);
+            return Ok{};
+        }
+    }
+    Pieces pieces;
+    pieces.ids.reserve(word.size());
+    pieces.lengths.reserve(word.size());
+    if (Status split = splitCharacters(word, pieces); !split) return split;
+    mergeSymbols(pieces);
+    emit(pieces);
     if (cacheable) {
         std::lock_guard<std::mutex> lock(m_cacheMutex);
         if (m_cache.size() >= kCacheLimit) m_cache.clear();
-        m_cache.emplace(std::string(word), std::move(symbols));
+        m_cache.emplace(std::string(word), std::move(pieces));
     }
     return Ok{};
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/checkpoint/checkpoint.h"
+#include "core/tokenizer/bpe_json.h"
 #include "core/tokenizer/gpt2_bpe_tokenizer.h"
 #include "core/tokenizer/text_file.h"
 
@@ -19,54 +20,6 @@ Error fileError(ErrorKind kind, const fs::path& file, std::string object, std::s
 Error inFile(Error error, const fs::path& file) {
     if (error.file.empty()) error.file = file.string();
     return error;
-}
-
-Result<Gpt2BpeTokenizer::Vocab> parseVocab(const json& vocab, const fs::path& file) {
-    if (!vocab.is_object()) {
-        return fileError(ErrorKind::Format, file, "vocab", "vocabulary is not a JSON object");
-    }
-    Gpt2BpeTokenizer::Vocab out;
-    out.reserve(vocab.size());
-    for (const auto& [token, id] : vocab.items()) {
-        if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
-            id.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-            return fileError(ErrorKind::Format, file, token, "token id is not a valid id");
-        }
-        out.emplace_back(token, static_cast<int32_t>(id.get<int64_t>()));
-    }
-    return out;
-}
-
-// "a b" -> (a, b): byte-level symbols never contain a plain space.
-bool splitMerge(std::string_view line, std::pair<std::string, std::string>& out) {
-    const std::size_t space = line.find(' ');
-    if (space == std::string_view::npos || space == 0 || space + 1 >= line.size() ||
-        line.find(' ', space + 1) != std::string_view::npos) {
-        return false;
-    }
-    out = {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
-    return true;
-}
-
-Result<Gpt2BpeTokenizer::Merges> parseJsonMerges(const json& merges, const fs::path& file) {
-    if (!merges.is_array()) {
-        return fileError(ErrorKind::Format, file, "model.merges", "merges are not a JSON array");
-    }
-    Gpt2BpeTokenizer::Merges out;
-    out.reserve(merges.size());
-    for (std::size_t i = 0; i < merges.size(); ++i) {
-        const json& m = merges[i];
-        std::pair<std::string, std::string> merge;
-        if (m.is_string() && splitMerge(m.get<std::string>(), merge)) {
-            out.push_back(std::move(merge));
-        } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-            out.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
-        } else {
-            return fileError(ErrorKind::Format, file, fmt::format("model.merges[{}]", i),
-                             "a merge is neither \"a b\" nor [\"a\", \"b\"]");
-        }
-    }
-    return out;
 }
 
 Status checkByteLevelPipeline(const json& root, const fs::path& file,
@@ -111,9 +64,9 @@ Result<std::unique_ptr<Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromTokenizerJson(co
     Status pipeline = checkByteLevelPipeline(*root, file, options);
     if (!pipeline) return pipeline.error();
     const json& model = (*root)["model"];
-    Result<Vocab> vocab = parseVocab(model.value("vocab", json()), file);
+    Result<Vocab> vocab = parseBpeVocab(model.value("vocab", json()), file);
     if (!vocab) return vocab.error();
-    Result<Merges> merges = parseJsonMerges(model.value("merges", json::array()), file);
+    Result<Merges> merges = parseBpeMerges(model.value("merges", json::array()), file);
     if (!merges) return merges.error();
 
     for (const json& added : root->value("added_tokens", json::array())) {
@@ -142,7 +95,7 @@ Result<std::unique_ptr<Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromVocabAndMerges(
     const fs::path& vocabFile, const fs::path& mergesFile, Options options) {
     Result<json> vocabJson = readJsonFile(vocabFile);
     if (!vocabJson) return vocabJson.error();
-    Result<Vocab> vocab = parseVocab(*vocabJson, vocabFile);
+    Result<Vocab> vocab = parseBpeVocab(*vocabJson, vocabFile);
     if (!vocab) return vocab.error();
 
     Result<std::string> mergesText = readWholeFile(mergesFile);
@@ -157,7 +110,7 @@ Result<std::unique_ptr<Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromVocabAndMerges(
         lineStart = lineEnd + 1;
         if (line.empty() || line.starts_with("#version")) continue;
         std::pair<std::string, std::string> merge;
-        if (!splitMerge(line, merge)) {
+        if (!splitBpeMerge(line, merge)) {
             return fileError(ErrorKind::Format, mergesFile, fmt::format("line {}", lineNumber),
                              "expected two symbols separated by one space");
         }

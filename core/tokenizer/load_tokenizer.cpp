@@ -4,8 +4,12 @@
 
 #include "core/tokenizer/byte_tokenizer.h"
 #include "core/tokenizer/gpt2_bpe_tokenizer.h"
+#include "core/tokenizer/hf_bpe_tokenizer.h"
 #include "core/tokenizer/json_gpt2_tokenizer.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/tokenizer/text_file.h"
+#include "core/tokenizer/tokenizer_config.h"
+#include "core/tokenizer/tokenizer_json_kind.h"
 
 namespace gatescope::core {
 namespace {
@@ -18,15 +22,6 @@ constexpr const char* kJsonClass = "JSONGPT2Tokenizer";
 bool fileExists(const fs::path& p) {
     std::error_code ec;
     return fs::exists(p, ec);
-}
-
-// A special token field: "text" or {"content": "text", ...}.
-std::optional<std::string> tokenContent(const json& value) {
-    if (value.is_string()) return value.get<std::string>();
-    if (value.is_object() && value.contains("content") && value["content"].is_string()) {
-        return value["content"].get<std::string>();
-    }
-    return std::nullopt;
 }
 
 Result<std::unique_ptr<Tokenizer>> loadByte(const json& setting, const fs::path& configFile) {
@@ -51,55 +46,34 @@ Result<std::unique_ptr<Tokenizer>> loadByte(const json& setting, const fs::path&
     return std::unique_ptr<Tokenizer>(std::make_unique<ByteTokenizer>(bos));
 }
 
-struct HfSettings {
+Result<std::unique_ptr<Tokenizer>> loadGpt2(const fs::path& dir, bool fromJson,
+                                            const TokenizerConfig& config) {
+    const bool jsonConvention = config.tokenizerClass == kJsonClass;
     Gpt2BpeTokenizer::Options options;
-    bool jsonConvention = false;
-};
+    options.addBos = config.addBos.value_or(false) && !jsonConvention;  // the wrapper prepends it
+    options.addPrefixSpace = config.addPrefixSpace && !jsonConvention;
+    options.bosToken = config.bosToken;
+    options.specialTokens = config.specialTokens;
+    Result<std::unique_ptr<Gpt2BpeTokenizer>> bpe =
+        fromJson
+            ? Gpt2BpeTokenizer::fromTokenizerJson(dir / "tokenizer.json", options)
+            : Gpt2BpeTokenizer::fromVocabAndMerges(dir / "vocab.json", dir / "merges.txt", options);
+    if (!bpe) return bpe.error();
+    if (jsonConvention) {
+        return std::unique_ptr<Tokenizer>(std::make_unique<JsonGpt2Tokenizer>(
+            std::move(bpe).value(), config.addBos.value_or(false)));
+    }
+    return std::unique_ptr<Tokenizer>(std::move(bpe).value());
+}
 
-Result<HfSettings> readHfSettings(const fs::path& dir) {
-    HfSettings settings;
-    json tokenizerConfig = json::object();
-    const fs::path configPath = dir / "tokenizer_config.json";
-    if (fileExists(configPath)) {
-        Result<json> parsed = readJsonFile(configPath);
-        if (!parsed) return parsed.error();
-        if (!parsed->is_object()) {
-            return Error{ErrorKind::Format, "is not a JSON object", configPath.string(), {}};
-        }
-        tokenizerConfig = std::move(parsed).value();
-    }
-    json specialMap = json::object();
-    const fs::path mapPath = dir / "special_tokens_map.json";
-    if (fileExists(mapPath)) {
-        Result<json> parsed = readJsonFile(mapPath);
-        if (!parsed) return parsed.error();
-        if (parsed->is_object()) specialMap = std::move(parsed).value();
-    }
-
-    auto& options = settings.options;
-    settings.jsonConvention = tokenizerConfig.value("tokenizer_class", "") == kJsonClass;
-    auto flag = [&](const char* key) {
-        return tokenizerConfig.contains(key) && tokenizerConfig[key].is_boolean() &&
-               tokenizerConfig[key].get<bool>();
-    };
-    options.addBos = flag("add_bos_token");
-    options.addPrefixSpace = flag("add_prefix_space") && !settings.jsonConvention;
-    for (const json* source : {&specialMap, &tokenizerConfig}) {
-        for (const char* key : {"bos_token", "eos_token", "unk_token", "pad_token"}) {
-            if (!source->contains(key)) continue;
-            if (auto content = tokenContent((*source)[key])) {
-                options.specialTokens.push_back(*content);
-                if (std::string_view(key) == "bos_token") options.bosToken = *content;
-            }
-        }
-    }
-    if (tokenizerConfig.contains("added_tokens_decoder") &&
-        tokenizerConfig["added_tokens_decoder"].is_object()) {
-        for (const auto& [id, entry] : tokenizerConfig["added_tokens_decoder"].items()) {
-            if (auto content = tokenContent(entry)) options.specialTokens.push_back(*content);
-        }
-    }
-    return settings;
+// Every file that was there but of a kind gatescope does not read: one error naming the first
+// file and its kind, the others in the message.
+Error unreadable(const std::vector<Error>& skipped) {
+    Error out = skipped.front();
+    for (std::size_t i = 1; i < skipped.size(); ++i)
+        out.message += fmt::format("; {}: {}", skipped[i].file, skipped[i].message);
+    out.message += "; pass token ids (.ids, .npy or .safetensors) instead";
+    return out;
 }
 
 }  // namespace
@@ -110,42 +84,69 @@ Result<std::unique_ptr<Tokenizer>> loadTokenizer(const fs::path& dir, const json
     }
 
     const fs::path tokenizerJson = dir / "tokenizer.json";
+    const fs::path tokenizerModel = dir / "tokenizer.model";
     const fs::path vocabJson = dir / "vocab.json";
     const fs::path mergesTxt = dir / "merges.txt";
     const bool haveJson = fileExists(tokenizerJson);
+    const bool haveModel = fileExists(tokenizerModel);
     const bool haveVocab = fileExists(vocabJson) && fileExists(mergesTxt);
-    if (!haveJson && !haveVocab) {
+    if (!haveJson && !haveModel && !haveVocab) {
         std::string hint;
-        if (fileExists(dir / "tokenizer.model")) {
-            hint =
-                " (tokenizer.model is a SentencePiece model, which gatescope does not read; "
-                "pass token ids instead)";
-        } else if (fileExists(vocabJson) != fileExists(mergesTxt)) {
+        if (fileExists(vocabJson) != fileExists(mergesTxt)) {
             hint = fileExists(vocabJson) ? " (vocab.json is there but merges.txt is not)"
                                          : " (merges.txt is there but vocab.json is not)";
         }
         return Error{ErrorKind::Missing,
-                     fmt::format("no usable tokenizer: expected tokenizer.json, vocab.json + "
-                                 "merges.txt, or \"gatescope_tokenizer\" in config.json{}",
+                     fmt::format("no usable tokenizer: expected tokenizer.json, tokenizer.model, "
+                                 "vocab.json + merges.txt, or \"gatescope_tokenizer\" in "
+                                 "config.json{}",
                                  hint),
                      dir.string(),
                      {}};
     }
-
-    Result<HfSettings> settings = readHfSettings(dir);
+    Result<TokenizerConfig> settings = readTokenizerConfig(dir);
     if (!settings) return settings.error();
-    const bool addBos = settings->options.addBos;
-    Gpt2BpeTokenizer::Options options = settings->options;
-    if (settings->jsonConvention) options.addBos = false;  // the wrapper prepends it
-    Result<std::unique_ptr<Gpt2BpeTokenizer>> bpe =
-        haveJson ? Gpt2BpeTokenizer::fromTokenizerJson(tokenizerJson, options)
-                 : Gpt2BpeTokenizer::fromVocabAndMerges(vocabJson, mergesTxt, options);
-    if (!bpe) return bpe.error();
-    if (settings->jsonConvention) {
-        return std::unique_ptr<Tokenizer>(
-            std::make_unique<JsonGpt2Tokenizer>(std::move(bpe).value(), addBos));
+
+    std::vector<Error> skipped;  // files there, of kinds gatescope does not read
+    if (haveJson) {
+        Result<json> root = readJsonFile(tokenizerJson);
+        if (!root) return root.error();
+        const TokenizerJsonClass kind = classifyTokenizerJson(*root);
+        switch (kind.kind) {
+            case TokenizerJsonKind::Malformed:
+                return Error{ErrorKind::Format, kind.description, tokenizerJson.string(),
+                             kind.object};
+            case TokenizerJsonKind::Gpt2ByteLevel:
+                return loadGpt2(dir, true, *settings);
+            case TokenizerJsonKind::SentencePieceBpe: {
+                auto tok = HfBpeTokenizer::fromTokenizerJson(tokenizerJson, *root, *settings);
+                if (!tok) return tok.error();
+                return std::unique_ptr<Tokenizer>(std::move(tok).value());
+            }
+            case TokenizerJsonKind::Unsupported:
+                skipped.push_back(Error{ErrorKind::Unsupported,
+                                        fmt::format("holds {}, a kind of tokenizer gatescope "
+                                                    "does not read",
+                                                    kind.description),
+                                        tokenizerJson.string(), kind.object});
+                break;
+        }
     }
-    return std::unique_ptr<Tokenizer>(std::move(bpe).value());
+    const std::string selection =
+        skipped.empty() ? std::string()
+                        : fmt::format("tokenizer.json not used: it {}", skipped[0].message);
+    if (haveModel) {
+        SentencePieceTokenizer::Options options;
+        options.addBos = settings->addBos;
+        options.addEos = settings->addEos.value_or(false);
+        options.selection = selection;
+        auto tok = SentencePieceTokenizer::fromFile(tokenizerModel, options);
+        if (tok) return std::unique_ptr<Tokenizer>(std::move(tok).value());
+        if (tok.error().kind != ErrorKind::Unsupported) return tok.error();
+        skipped.push_back(tok.error());
+    }
+    if (haveVocab) return loadGpt2(dir, false, *settings);
+    return unreadable(skipped);
 }
 
 }  // namespace gatescope::core

@@ -61,6 +61,10 @@ public:
     virtual std::optional<int32_t> bosId() const = 0;
     /// True when encode() prepends bosId().
     virtual bool addsBos() const = 0;
+    /// True when encode() takes text that is not valid UTF-8 (and says in identity() what it does
+    /// with it, e.g. SentencePiece's U+FFFD per invalid byte); false when it needs valid UTF-8,
+    /// which readInput() then checks first.
+    virtual bool acceptsInvalidUtf8() const { return false; }
     /// Provenance: {"kind", "vocab_size", "bos_id", "adds_bos", "files": {name: sha256}, ...
     /// convention flags}. Stored in traces so a result can be tied to its exact vocabulary.
     virtual nlohmann::json identity() const = 0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 #include <new>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,7 @@ struct LoadedModel {
     std::shared_ptr<const Checkpoint> checkpoint;
     std::unique_ptr<Model> model;
     std::unique_ptr<Tokenizer> tokenizer;  ///< null: the folder has none (token-id inputs)
+    std::optional<Error> tokenizerError;   ///< why a tokenizer that is there could not be read
 };
 
 LoadedModelCache::LoadedModelCache() = default;
@@ -105,8 +107,11 @@ Result<std::shared_ptr<LoadedModel>> LoadedModelCache::load(const std::filesyste
     if (!model) return model.error();
     loaded->model = std::move(*model);
     auto tokenizer = loadTokenizer((*checkpoint)->dir(), (*checkpoint)->config());
-    if (!tokenizer && tokenizer.error().kind != ErrorKind::Missing) return tokenizer.error();
-    if (tokenizer) loaded->tokenizer = std::move(*tokenizer);
+    // Unreadable: kept for text inputs to report; token ids still run.
+    if (tokenizer)
+        loaded->tokenizer = std::move(*tokenizer);
+    else if (tokenizer.error().kind != ErrorKind::Missing)
+        loaded->tokenizerError = tokenizer.error();
     m_dir = key;
     m_loaded = loaded;
     return loaded;
@@ -147,7 +152,10 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
         std::atomic<bool>& flag;
         ~StopOnExit() { flag = true; }
     } stopOnExit{stopHashing};
+    // Token ids need no tokenizer: a folder whose tokenizer gatescope cannot read still runs them.
     const Tokenizer* tok = (*loaded)->tokenizer.get();
+    if (!tok && (*loaded)->tokenizerError && resolveInputKind(request.input) == InputKind::Text)
+        return *(*loaded)->tokenizerError;
     // A sequence longer than memory allows is refused before its per-token tables are built.
     auto input = readInput(request.input, tok, [&](int64_t tokens) {
         return checkTraceMemory(tokens, model->info(), pyramidBytes(request), request.input.path);
