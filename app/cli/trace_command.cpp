@@ -29,6 +29,9 @@ public:
             ->check(CLI::IsMember({"auto", "text", "ids", "npy", "safetensors"}));
         sub.add_option("--tensor", m_request.input.tensorName, "Tensor of a .safetensors input");
         sub.add_option("--range", m_range, "Tokens to keep, START:END (END exclusive)");
+        sub.add_option("--documents", m_documents,
+                       "Packed documents (Wall): start:ID[,ID] (each such token opens one), "
+                       "end:ID[,ID] (each closes one) or at:POS[,POS] (token positions)");
         sub.add_option("--layers", m_layers, "Layers to record, e.g. 0,5,10-12 (default: all)");
         sub.add_option("--heads", m_heads, "Heads to build pyramids for (default: all)");
         sub.add_option("--dtype", m_dtype, "float32, or bfloat16 (the official evaluation)")
@@ -96,6 +99,9 @@ private:
             m_request.input.begin = range->begin;
             m_request.input.end = range->end;
         }
+        auto documents = core::parseDocumentSplit(m_documents);
+        if (!documents) return documents.error();
+        m_request.documents = std::move(*documents);
         auto lists = core::parseLayersAndHeads(m_layers, m_heads);
         if (!lists) return lists.error();
         m_request.layers = lists->layers;
@@ -115,6 +121,7 @@ private:
 
     core::TraceRequest m_request;
     std::string m_inputKind = "auto", m_range, m_layers, m_heads, m_dtype = "float32";
+    std::string m_documents;
     std::string m_compression = "deflate";
     bool m_noFactors = false, m_noPyramids = false, m_json = false;
 };

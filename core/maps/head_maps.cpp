@@ -103,6 +103,26 @@ Result<std::unique_ptr<kernels::TileSource>> gsa(const HeadFactorSet& f) {
     return std::unique_ptr<kernels::TileSource>(new kernels::GsaTileSource(head));
 }
 
+/// Wall's packed-document starts from the layer's extras ("document_starts"; absent: one
+/// document): integers, the first 0, strictly increasing, each < n.
+Result<std::vector<int64_t>> documentStarts(const MapSpec& spec, int64_t n) {
+    std::vector<int64_t> starts;
+    const auto it = spec.extras.find("document_starts");
+    if (it == spec.extras.end() || it->is_null()) return starts;
+    const Error bad{ErrorKind::Format,
+                    "document_starts must be increasing token positions starting at 0, each < N",
+                    {},
+                    "document_starts"};
+    if (!it->is_array()) return bad;
+    for (const auto& v : *it) {
+        if (!v.is_number_integer()) return bad;
+        const int64_t start = v.get<int64_t>();
+        if (start >= n || (starts.empty() ? start != 0 : start <= starts.back())) return bad;
+        starts.push_back(start);
+    }
+    return starts;
+}
+
 Result<std::unique_ptr<kernels::TileSource>> wall(const MapSpec& spec, const HeadFactorSet& f) {
     auto sf = scoreFactors(f, "lse", false);
     if (!sf) return sf.error();
@@ -122,8 +142,21 @@ Result<std::unique_ptr<kernels::TileSource>> wall(const MapSpec& spec, const Hea
         if (!p) return p.error();
         head.logDecayCumsum = *p;
     }
+    const auto scalarGate = spec.extras.find("scalar_gate");
+    if (scalarGate != spec.extras.end() && !scalarGate->is_boolean())
+        return Error{ErrorKind::Format, "scalar_gate must be true or false", {}, "scalar_gate"};
+    if (scalarGate != spec.extras.end() && scalarGate->get<bool>()) {
+        auto c = need(f, "log_scalar_decay_cumsum", 1);
+        if (!c) return c.error();
+        head.scalarDecayCumsum = *c;
+    }
+    if (spec.window < 0) return Error{ErrorKind::Format, "window must be >= 0", {}, "window"};
+    head.window = spec.window;
     head.scale = static_cast<float>(spec.scale);
-    return std::unique_ptr<kernels::TileSource>(new kernels::WallTileSource(head));
+    auto starts = documentStarts(spec, f.n);
+    if (!starts) return starts.error();
+    return std::unique_ptr<kernels::TileSource>(
+        new kernels::WallTileSource(head, std::move(*starts)));
 }
 
 }  // namespace
@@ -173,6 +206,9 @@ std::vector<std::string> requiredFactors(const MapSpec& spec) {
     if (spec.scoreKind == "wall") {
         std::vector<std::string> names = {"q", "k", "lse"};
         if (spec.extras.value("gated_channels", 0) > 0) names.push_back("log_decay_cumsum");
+        const auto scalarGate = spec.extras.find("scalar_gate");
+        if (scalarGate != spec.extras.end() && scalarGate->is_boolean() && scalarGate->get<bool>())
+            names.push_back("log_scalar_decay_cumsum");
         return names;
     }
     return {};

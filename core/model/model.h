@@ -37,6 +37,12 @@ struct RunOptions {
     /// Fraction of the forward done in [0, 1] and the current stage; called on the forward's
     /// thread.
     std::function<void(double, std::string_view)> progress;
+    /// Packed documents (fla's cu_seqlens): increasing token positions where a document starts,
+    /// the first 0, each < N; empty or {0}: one document. No attention crosses a boundary, and
+    /// cumulative gates and rotary positions restart at each. Models whose
+    /// ModelInfo::packedDocuments is false fail with ErrorKind::Unsupported when given more than
+    /// one document; malformed starts are ErrorKind::Usage.
+    std::vector<int64_t> documentStarts;
 };
 
 /// What a forward produced besides the probe's records.
@@ -65,6 +71,7 @@ struct ModelInfo {
     int hiddenSize = 0;
     int vocabSize = 0;
     std::optional<int32_t> bosId;
+    bool packedDocuments = false;  ///< forward() honours RunOptions::documentStarts
 };
 
 /// A loaded model. forward() may be called repeatedly but not concurrently.

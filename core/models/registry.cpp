@@ -31,6 +31,29 @@ const std::vector<std::pair<std::string, Loader>>& registry() {
     return table;
 }
 
+/// A model that runs one document at a time: refuses packed documents rather than letting
+/// attention cross their boundaries.
+class SingleDocumentModel final : public Model {
+public:
+    explicit SingleDocumentModel(std::unique_ptr<Model> model) : m_model(std::move(model)) {}
+    const ModelInfo& info() const override { return m_model->info(); }
+    Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
+                                  const RunOptions& options, Probe* probe) override {
+        if (options.documentStarts.size() > 1) {
+            return Error{ErrorKind::Unsupported,
+                         fmt::format("model_type '{}' does not run packed documents (only "
+                                     "\"wall\" does); trace each document on its own",
+                                     info().modelType),
+                         {},
+                         "documents"};
+        }
+        return m_model->forward(ids, targets, options, probe);
+    }
+
+private:
+    std::unique_ptr<Model> m_model;
+};
+
 }  // namespace
 
 std::vector<std::string> knownModelTypes() {
@@ -44,7 +67,11 @@ Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> check
     const std::string configFile = (checkpoint->dir() / "config.json").string();
     for (const auto& [name, loader] : registry()) {
         if (name != checkpoint->modelType()) continue;
-        return guarded<std::unique_ptr<Model>>([&] { return loader(checkpoint); }, configFile);
+        auto model =
+            guarded<std::unique_ptr<Model>>([&] { return loader(checkpoint); }, configFile);
+        if (model && !(*model)->info().packedDocuments)
+            *model = std::make_unique<SingleDocumentModel>(std::move(*model));
+        return model;
     }
     return Error{ErrorKind::Unsupported,
                  fmt::format("unknown model_type '{}' (known: {})", checkpoint->modelType(),

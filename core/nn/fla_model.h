@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/model/model.h"
@@ -22,9 +23,18 @@ struct FlaArch {
     torch::Tensor (*mix)(const Config&, const typename decltype(Weights::layers)::value_type&,
                          const torch::Tensor& normed, const Precision&, int threads,
                          LayerRecord* record) = nullptr;
+    /// Set instead of `mix` by mixers that run packed documents (RunOptions::documentStarts,
+    /// passed on as given, empty for one document); ModelInfo::packedDocuments follows it.
+    torch::Tensor (*mixDocuments)(const Config&,
+                                  const typename decltype(Weights::layers)::value_type&,
+                                  const torch::Tensor& normed, const Precision&, int threads,
+                                  std::span<const int64_t> documentStarts,
+                                  LayerRecord* record) = nullptr;
     void (*move)(Weights&, const DeviceMover&) = nullptr;
     const char* cpuPath = "";   ///< attentionPath on the CPU
     const char* cudaPath = "";  ///< on CUDA (say which ops still run on the CPU)
+    /// On CUDA with more than one packed document, when that takes another path (null: cudaPath).
+    const char* cudaPathDocuments = nullptr;
 };
 
 template <class Config, class Weights>
@@ -41,6 +51,7 @@ public:
         m_info.hiddenSize = m_config.hiddenSize;
         m_info.vocabSize = m_config.vocabSize;
         if (m_config.bosTokenId >= 0) m_info.bosId = m_config.bosTokenId;
+        m_info.packedDocuments = arch.mixDocuments != nullptr;
     }
 
     const ModelInfo& info() const override { return m_info; }
@@ -52,10 +63,16 @@ public:
             const Weights& weights = m_deviceWeights.get(m_weights, device, m_arch.move);
             auto mixer = [&](int l, const torch::Tensor& normed, const Precision& precision,
                              int threads, LayerRecord* rec) {
+                if (m_arch.mixDocuments)
+                    return m_arch.mixDocuments(m_config, weights.layers[l], normed, precision,
+                                               threads, options.documentStarts, rec);
                 return m_arch.mix(m_config, weights.layers[l], normed, precision, threads, rec);
             };
-            return weights.stack.run(ids, targets, options, probe, mixer,
-                                     attentionPathOn(device, m_arch.cpuPath, m_arch.cudaPath));
+            const bool packed = options.documentStarts.size() > 1 && m_arch.cudaPathDocuments;
+            return weights.stack.run(
+                ids, targets, options, probe, mixer,
+                attentionPathOn(device, m_arch.cpuPath,
+                                packed ? m_arch.cudaPathDocuments : m_arch.cudaPath));
         });
     }
 

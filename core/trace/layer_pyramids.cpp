@@ -28,6 +28,17 @@ MapSpec mapSpecOf(const LayerAttention& a) {
     return spec;
 }
 
+#ifdef GATESCOPE_HAS_CUDA
+/// Whether kernels::cuda::buildWallPyramids computes this Wall layer's maps: it knows no window,
+/// scalar gate or packed documents, so such layers take the exact CPU tiles (the sink needs
+/// nothing: the stored lse holds it). The extras are the layer's own (wall_layer.cpp).
+bool wallTilesOnDevice(const MapSpec& spec) {
+    const bool scalarGate = spec.extras.value("scalar_gate", false);
+    const auto documents = spec.extras.value("document_starts", nlohmann::json::array());
+    return spec.window == 0 && !scalarGate && documents.size() <= 1;
+}
+#endif
+
 /// Head `head`'s slice of every factor; [Hkv, N, D] factors map query heads onto kv heads.
 HeadFactorSet headFactors(const LayerRecord& rec, int head) {
     HeadFactorSet set;
@@ -61,7 +72,8 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
         return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
 #ifdef GATESCOPE_HAS_CUDA
     if (cudaDeviceIndex(m_request.device) &&
-        (spec.scoreKind == "wall" || spec.scoreKind == "power" || spec.scoreKind == "gsa"))
+        (spec.scoreKind == "power" || spec.scoreKind == "gsa" ||
+         (spec.scoreKind == "wall" && wallTilesOnDevice(spec))))
         return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
 #endif
     for (int head = 0; head < rec.attention.heads; ++head) {

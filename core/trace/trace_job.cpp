@@ -162,6 +162,15 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
     });
     if (!input) return input.error();
     const int64_t n = static_cast<int64_t>(input->ids.size());
+    auto documents = documentStarts(request.documents, input->ids);
+    if (!documents) return documents.error();
+    if (documents->size() > 1 && !model->info().packedDocuments) {
+        return Error{ErrorKind::Unsupported,
+                     fmt::format("model_type '{}' does not run packed documents (only "
+                                 "\"wall\" does); trace each document on its own",
+                                 checkpoint->modelType()),
+                     request.modelDir.string(), "--documents"};
+    }
 
     data::TraceWriterOptions writerOptions = request.writer;
     if (writerOptions.encodeThreads == 0) writerOptions.encodeThreads = request.threads;
@@ -178,6 +187,7 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
     run.dtype = request.dtype;
     run.device = request.device;
     run.threads = request.threads;
+    run.documentStarts = std::move(*documents);
     run.cancelled = [&] { return (cancel && cancel->load()) || recorder.failure().has_value(); };
     auto result = model->forward(input->ids, {}, run, &recorder);
     // Layers of a GPU forward may still be on their way to the file (the recorder's writer

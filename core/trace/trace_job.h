@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/input/documents.h"
 #include "core/input/input.h"
 #include "core/model/model.h"
 #include "data/common/result.h"
@@ -29,6 +30,9 @@ struct TraceRequest {
     bool storeFactors = true;       ///< q, k, row normalizers, decay cumsums, extras
     bool storeValues = false;       ///< v as well (not needed to recompute tiles)
     bool storePyramids = true;
+    /// Packed documents in the input (`--documents`): Mode::None is one document. Models without
+    /// ModelInfo::packedDocuments refuse more than one (ErrorKind::Unsupported).
+    DocumentSplit documents;
     int64_t pyramidFinestSide = 1024;  ///< finest stored level has at most this many cells a side
     data::TraceWriterOptions writer;
 };

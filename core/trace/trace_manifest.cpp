@@ -33,7 +33,9 @@ nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
         {"format", toString(input.kind)},
         {"range", {input.rangeBegin, input.rangeBegin + int64_t(input.ids.size())}},
         {"total_tokens", input.totalTokens},
-        {"source_text_offset", input.sourceTextOffset}};
+        {"source_text_offset", input.sourceTextOffset},
+        {"documents", request.documents.text.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(request.documents.text)}};
     m.extra["recording"] = {
         {"layers", request.layers},          {"pyramid_heads", request.pyramidHeads},
         {"factors", request.storeFactors},   {"values", request.storeValues},

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace gatescope::test {
 
@@ -59,6 +60,16 @@ inline CliResult runCli(const std::string& args, const TempDir& tmp) {
 
 inline std::string quoted(const std::filesystem::path& path) {
     return "'" + path.string() + "'";
+}
+
+/// Writes token ids as a whitespace-separated `input.ids` in `tmp` (for `--input-kind ids`).
+template <class Id>
+std::filesystem::path writeIds(const TempDir& tmp, const std::vector<Id>& ids) {
+    const auto path = tmp / "input.ids";
+    std::ofstream out(path);
+    for (auto id : ids)
+        out << id << ' ';
+    return path;
 }
 
 }  // namespace gatescope::test

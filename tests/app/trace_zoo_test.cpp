@@ -14,6 +14,7 @@ namespace {
 
 using test::quoted;
 using test::runCli;
+using test::writeIds;
 
 const std::filesystem::path kFixtures(GATESCOPE_FIXTURES_DIR);
 
@@ -23,15 +24,6 @@ struct Expected {
         return core::toFloat32(*file->find(name)).value();
     }
 };
-
-/// Writes ids as a whitespace-separated .ids file.
-std::filesystem::path writeIds(const test::TempDir& tmp, const std::vector<int64_t>& ids) {
-    const auto path = tmp / "input.ids";
-    std::ofstream out(path);
-    for (auto id : ids)
-        out << id << ' ';
-    return path;
-}
 
 /// Traces `model` on `ids` with the default pyramids, checks `info --json`, returns the reader.
 std::shared_ptr<data::TraceReader> trace(const std::filesystem::path& model,

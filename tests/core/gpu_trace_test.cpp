@@ -312,6 +312,35 @@ INSTANTIATE_TEST_SUITE_P(
                            c.dtype == core::ComputeDType::Float32 ? "f32" : "bf16");
     });
 
+/// A random Wall checkpoint of `c` (the float64 reference model's weights) in dir/model and a
+/// trace request for `tokens` token ids of it, uncompressed.
+core::TraceRequest wallRequest(const fs::path& dir, const test::WallRefConfig& c, unsigned seed,
+                               int tokens) {
+    test::writeCheckpoint(dir / "model", test::wallConfigJson(c), test::randomWallWeights(c, seed));
+    {
+        std::ofstream ids(dir / "in.ids");
+        for (int i = 0; i < tokens; ++i)
+            ids << (i * 7 + i / 5) % c.vocab << ' ';
+    }
+    core::TraceRequest request;
+    request.modelDir = dir / "model";
+    request.input.path = dir / "in.ids";
+    request.input.kind = core::InputKind::Ids;
+    request.writer.compression = data::Compression::None;
+    return request;
+}
+
+/// The loss gets 1e-3, not 1e-4: Wall's cumulative gates P grow with the position, and float32
+/// P_i - R carries an absolute rounding of |P| ulp, which the two kernels place differently (the
+/// GPU anchors R on the query block's first row, the CPU on the key tile's last key): about 1e-5
+/// relative on the probabilities, 2.1e-4 on the loss after two layers (measured on an H100).
+/// Gates, factors and pyramids keep the float32 tolerances.
+Tolerances wallTolerances() {
+    Tolerances tolerances = tolerancesFor(core::ComputeDType::Float32);
+    tolerances.loss = 1e-3;
+    return tolerances;
+}
+
 // Wall (no published checkpoints: the float64 reference model's random weights, in the
 // configuration trace_zoo_test checks against that model): the CUDA forward and the GPU pyramids
 // (buildWallPyramids) against the CPU trace. GQA, tied gates on half of each head's channels,
@@ -321,27 +350,27 @@ TEST(GpuWallTrace, MatchesTheCpuTrace) {
     ScratchDir dir("wall");
     test::WallRefConfig c;
     c.kvHeads = 2, c.tieGates = true, c.gateDim = 4;
-    test::writeCheckpoint(dir.path / "model", test::wallConfigJson(c),
-                          test::randomWallWeights(c, 11u));
-    {
-        std::ofstream ids(dir.path / "in.ids");
-        for (int i = 0; i < 1500; ++i)
-            ids << (i * 7 + i / 5) % c.vocab << ' ';
-    }
-    core::TraceRequest request;
-    request.modelDir = dir.path / "model";
-    request.input.path = dir.path / "in.ids";
-    request.input.kind = core::InputKind::Ids;
+    auto request = wallRequest(dir.path, c, 11u, 1500);
     request.pyramidFinestSide = 1024;
-    request.writer.compression = data::Compression::None;
-    // The loss gets 1e-3, not 1e-4: Wall's cumulative gates P grow with the position, and float32
-    // P_i - R carries an absolute rounding of |P| ulp, which the two kernels place differently
-    // (the GPU anchors R on the query block's first row, the CPU on the key tile's last key):
-    // about 1e-5 relative on the probabilities, 2.1e-4 on the loss after two layers (measured on an
-    // H100). Gates, factors and pyramids keep the float32 tolerances.
-    Tolerances tolerances = tolerancesFor(core::ComputeDType::Float32);
-    tolerances.loss = 1e-3;
-    traceBothAndCompare(request, dir.path, "random wall d=8 gqa tied", tolerances);
+    traceBothAndCompare(request, dir.path, "random wall d=8 gqa tied", wallTolerances());
+}
+
+// The options of the authors' reference (window, sink, scalar gate) and packed documents, which
+// the CUDA forward and buildWallPyramids do not know: inside the GPU forward the Wall op runs the
+// CPU kernel (the path says so) and the layer's pyramids come from the exact CPU tiles.
+TEST(GpuWallTrace, WithTheReferenceOptionsMatchesTheCpuTrace) {
+    GATESCOPE_REQUIRE_GPU();
+    ScratchDir dir("wall-options");
+    test::WallRefConfig c;
+    c.kvHeads = 2, c.tieGates = true, c.gateDim = 4;
+    c.window = 100, c.sink = true, c.scalarGate = true;
+    auto request = wallRequest(dir.path, c, 13u, 1300);
+    request.documents = core::parseDocumentSplit("at:500,501,1000").value();
+    traceBothAndCompare(request, dir.path, "random wall options+documents", wallTolerances());
+    auto gpu = data::TraceReader::open(dir.path / "gpu.h5");
+    ASSERT_TRUE(gpu);
+    EXPECT_EQ((*gpu)->manifest().value()["attention_path"],
+              "cuda+cpu-blockwise-wall (Wall op on CPU: packed documents)");
 }
 
 }  // namespace

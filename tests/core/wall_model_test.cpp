@@ -31,9 +31,18 @@ struct KeepFirst : core::Probe {
 };
 
 struct Variant {
+    Variant(const char* name, test::WallRefConfig config, int64_t n = 150,
+            std::vector<int64_t> starts = {})
+        : name(name), config(config), n(n), starts(std::move(starts)) {}
     const char* name;
     test::WallRefConfig config;
+    int64_t n;                    ///< 150: two full 64-token anchor blocks and a partial one
+    std::vector<int64_t> starts;  ///< packed documents (empty: one)
 };
+
+void PrintTo(const Variant& v, std::ostream* os) {
+    *os << v.name;
+}
 
 class WallModel : public ::testing::TestWithParam<Variant> {};
 
@@ -45,14 +54,14 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
     auto model = load(dir);
     ASSERT_TRUE(model) << model.error().describe();
     EXPECT_EQ((*model)->info().family, "wall");
-    // 150 tokens: two full 64-token anchor blocks and a partial one.
-    const auto ids = test::randomIds(150, c.vocab, 5u);
+    const auto ids = test::randomIds(GetParam().n, c.vocab, 5u);
     core::RunOptions options;
     options.returnLogits = true;
+    options.documentStarts = GetParam().starts;
     KeepFirst probe;
     auto result = (*model)->forward(ids, {}, options, &probe);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto ref = test::wallReference(c, weights, ids);
+    const auto ref = test::wallReference(c, weights, ids, GetParam().starts);
     double diff = 0.0, scale = 1e-6;
     for (std::size_t t = 0; t < ids.size(); ++t)
         for (int v = 0; v < c.vocab; ++v) {
@@ -61,6 +70,7 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
             scale = std::max(scale, std::abs(ref.logits[t][v]));
         }
     EXPECT_LT(diff / scale, 1e-4);
+    RecordProperty("logits_max_rel_err", fmt::format("{:.3e}", diff / scale));
 
     // Layer 0's record: per-channel log retention per query head, and attention tiles
     // recomputed from the stored factors through the same path traces use.
@@ -77,14 +87,28 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
                         gateDiff, std::abs(rec.logRetention.data[(h * n + t) * c.gateDim + ch] -
                                            ref.logGates0[h][t][ch]));
         EXPECT_LT(gateDiff, 1e-5);
+    } else if (c.scalarGate) {
+        // Without per-channel gates the scalar gate is the one retention channel.
+        ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads, n, 1}));
+        double gateDiff = 0.0;
+        for (int h = 0; h < c.heads; ++h)
+            for (int64_t t = 0; t < n; ++t)
+                gateDiff = std::max(
+                    gateDiff, std::abs(rec.logRetention.data[h * n + t] - ref.scalarGates0[h][t]));
+        EXPECT_LT(gateDiff, 1e-5);
     } else {
         EXPECT_TRUE(rec.logRetention.data.empty());
     }
+    EXPECT_EQ(rec.attention.window, c.window);
+    EXPECT_EQ(rec.attention.hasDecay, c.gateDim > 0 || c.scalarGate);
     core::MapSpec spec;
     spec.scoreKind = rec.attention.scoreKind;
     spec.scale = rec.attention.scale;
+    spec.window = rec.attention.window;
     spec.hasDecay = rec.attention.hasDecay;
     spec.extras = rec.attention.extras;
+    for (const auto& name : core::requiredFactors(spec))
+        ASSERT_TRUE(rec.factors.count(name)) << name;
     for (int h = 0; h < c.heads; ++h) {
         core::HeadFactorSet set;
         set.n = n;
@@ -106,6 +130,16 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
         // P is stored as float: with |P| in the hundreds (strong gates) its rounding alone moves
         // probabilities by ~1e-5.
         EXPECT_LT(probDiff, 5e-5) << "head " << h;
+        RecordProperty(fmt::format("probs_max_abs_err_head{}", h), fmt::format("{:.3e}", probDiff));
+        if (!spec.hasDecay) continue;
+        (*source)->compute(kernels::MapKind::Decay, 0, n, 0, n, tile.data());
+        double decayDiff = 0.0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j)
+                decayDiff = std::max(decayDiff, std::abs(tile[i * n + j] - ref.decay0[h][i][j]));
+        EXPECT_LT(decayDiff, 5e-5) << "head " << h;
+        RecordProperty(fmt::format("decay_max_abs_err_head{}", h),
+                       fmt::format("{:.3e}", decayDiff));
     }
     std::filesystem::remove_all(dir);
 }
@@ -130,14 +164,111 @@ test::WallRefConfig ungatedTiedEmbeddings() {
     c.gateDim = 0, c.tieEmbeddings = true, c.kvHeads = 1;
     return c;
 }
+/// One option of the authors' reference at a time (or several), on GQA: 4 query heads, 2 KV heads.
+test::WallRefConfig gqaWith(int window, bool sink, bool scalarGate) {
+    test::WallRefConfig c;
+    c.kvHeads = 2, c.window = window, c.sink = sink, c.scalarGate = scalarGate;
+    return c;
+}
+test::WallRefConfig scalarGateOnly() {
+    test::WallRefConfig c;
+    c.gateDim = 0, c.scalarGate = true, c.scalarBias = 0.0;
+    return c;
+}
+/// Window + sink + scalar gate + GQA + subdim gating, tied or untied gates, with or without RoPE.
+test::WallRefConfig everything(int window, bool tied, bool rope) {
+    test::WallRefConfig c;
+    c.headDim = 16, c.heads = 4, c.kvHeads = 2, c.gateDim = 6, c.d = 32;
+    c.window = window, c.sink = true, c.scalarGate = true, c.tieGates = tied, c.rope = rope;
+    c.gateBias = 0.5;
+    return c;
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Options, WallModel,
-    ::testing::Values(Variant{"default", {}}, Variant{"gqa_tied_gates", gqaTied()},
-                      Variant{"subdim", subdim()},
-                      Variant{"no_rope_no_clamp", strongGatesNoRopeNoClamp()},
-                      Variant{"ungated_mqa_tied_embeddings", ungatedTiedEmbeddings()}),
+    ::testing::Values(
+        Variant{"default", {}}, Variant{"gqa_tied_gates", gqaTied()}, Variant{"subdim", subdim()},
+        Variant{"no_rope_no_clamp", strongGatesNoRopeNoClamp()},
+        Variant{"ungated_mqa_tied_embeddings", ungatedTiedEmbeddings()},
+        // Each option of the reference alone, with GQA, at sizes that are no multiple of the
+        // 64-token blocks; a window of 1 (the diagonal only) and one past the input.
+        Variant{"window1_gqa_n53", gqaWith(1, false, false), 53},
+        Variant{"window17_gqa_n53", gqaWith(17, false, false), 53},
+        Variant{"window64_gqa_n131", gqaWith(64, false, false), 131},
+        Variant{"window200_gqa_n131", gqaWith(200, false, false), 131},
+        Variant{"window100_gqa_n300", gqaWith(100, false, false), 300},
+        Variant{"sink_gqa_n53", gqaWith(0, true, false), 53},
+        Variant{"sink_gqa_n300", gqaWith(0, true, false), 300},
+        Variant{"scalar_gate_gqa_n131", gqaWith(0, false, true), 131},
+        Variant{"scalar_gate_gqa_n300", gqaWith(0, false, true), 300},
+        Variant{"scalar_gate_ungated_n53", scalarGateOnly(), 53},
+        Variant{"documents_gqa_n131", gqaWith(0, false, false), 131, {0, 1, 50, 64}},
+        Variant{"documents_gqa_n300", gqaWith(0, false, false), 300, {0, 64, 65, 299}},
+        Variant{"sink_scalar_gate_gqa_n131", gqaWith(0, true, true), 131},
+        // Everything together.
+        Variant{"all_untied_rope_w64_n300", everything(64, false, true), 300},
+        Variant{"all_tied_norope_w17_n300_documents",
+                everything(17, true, false),
+                300,
+                {0, 77, 78, 200}},
+        Variant{"all_tied_rope_w64_n131_documents", everything(64, true, true), 131, {0, 40, 100}}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// A packed document's logits are those of the document run alone: no attention crosses the
+// boundary, and rotary positions and cumulative gates restart.
+TEST(WallDocuments, EachDocumentIsRunAsIfAlone) {
+    const auto c = everything(17, false, true);
+    const auto weights = test::randomWallWeights(c, 23u);
+    const auto dir = tempDir("documents_alone");
+    test::writeCheckpoint(dir, test::wallConfigJson(c), weights);
+    auto model = load(dir);
+    ASSERT_TRUE(model) << model.error().describe();
+    EXPECT_TRUE((*model)->info().packedDocuments);
+    const auto ids = test::randomIds(140, c.vocab, 9u);
+    const std::vector<int64_t> starts = {0, 61, 62, 130};
+    core::RunOptions options;
+    options.returnLogits = true;
+    options.documentStarts = starts;
+    auto packed = (*model)->forward(ids, {}, options, nullptr);
+    ASSERT_TRUE(packed) << packed.error().describe();
+    for (std::size_t d = 0; d < starts.size(); ++d) {
+        const int64_t a = starts[d], b = d + 1 < starts.size() ? starts[d + 1] : 140;
+        core::RunOptions alone;
+        alone.returnLogits = true;
+        const std::vector<int32_t> slice(ids.begin() + a, ids.begin() + b);
+        auto single = (*model)->forward(slice, {}, alone, nullptr);
+        ASSERT_TRUE(single) << single.error().describe();
+        double diff = 0.0, scale = 1e-6;
+        for (int64_t t = 0; t < b - a; ++t)
+            for (int v = 0; v < c.vocab; ++v) {
+                const float want = single->logits.data[t * c.vocab + v];
+                diff = std::max(
+                    diff, double(std::abs(packed->logits.data[(a + t) * c.vocab + v] - want)));
+                scale = std::max(scale, double(std::abs(want)));
+            }
+        EXPECT_LT(diff / scale, 1e-5) << "document " << d;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(WallDocuments, MalformedStartsAreAUsageError) {
+    const test::WallRefConfig c;
+    const auto dir = tempDir("documents_bad");
+    test::writeCheckpoint(dir, test::wallConfigJson(c), test::randomWallWeights(c, 2u));
+    auto model = load(dir);
+    ASSERT_TRUE(model) << model.error().describe();
+    const auto ids = test::randomIds(20, c.vocab, 1u);
+    for (const std::vector<int64_t>& starts :
+         {std::vector<int64_t>{0, 5, 5}, std::vector<int64_t>{1, 5}, std::vector<int64_t>{0, 20}}) {
+        core::RunOptions options;
+        options.documentStarts = starts;
+        auto result = (*model)->forward(ids, {}, options, nullptr);
+        ASSERT_FALSE(result);
+        EXPECT_EQ(result.error().kind, ErrorKind::Usage) << result.error().describe();
+        EXPECT_EQ(result.error().object, "documents");
+    }
+    std::filesystem::remove_all(dir);
+}
 
 struct BadCase {
     const char* name;
@@ -168,8 +299,69 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"kv_heads", {{"num_kv_heads", 3}}, "num_kv_heads"},
                       BadCase{"negative_clamp", {{"gate_soft_clamp", -1.0}}, "gate_soft_clamp"},
                       BadCase{"odd_rope", {{"head_dim", 7}, {"gate_dim", 7}}, "head_dim"},
-                      BadCase{"act", {{"hidden_act", "gelu"}}, "hidden_act"}),
+                      BadCase{"act", {{"hidden_act", "gelu"}}, "hidden_act"},
+                      BadCase{"window_zero", {{"window_size", 0}}, "window_size"},
+                      BadCase{"window_negative", {{"window_size", -64}}, "window_size"},
+                      BadCase{"window_not_integer", {{"window_size", "64"}}, "window_size"},
+                      BadCase{"unknown_key", {{"qk_norm", true}}, "qk_norm"},
+                      BadCase{"unknown_null_key", {{"attn_mode", nullptr}}, "attn_mode"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(WallConfig, UnknownKeyIsUnsupported) {
+    const test::WallRefConfig c;
+    auto config = test::wallConfigJson(c);
+    config["sliding_window"] = 64;  // not our key: silently ignoring it would trace full-causal
+    const auto dir = tempDir("unknown_key");
+    test::writeCheckpoint(dir, config, test::randomWallWeights(c, 3u));
+    auto model = load(dir);
+    ASSERT_FALSE(model);
+    EXPECT_EQ(model.error().kind, ErrorKind::Unsupported) << model.error().describe();
+    EXPECT_EQ(model.error().object, "sliding_window");
+    EXPECT_EQ(std::filesystem::path(model.error().file).filename(), "config.json");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(WallConfig, MetadataKeysAreAccepted) {
+    const test::WallRefConfig c;
+    auto config = test::wallConfigJson(c);
+    config["architectures"] = {"WallForCausalLM"};
+    config["transformers_version"] = "4.46.0";
+    config["torch_dtype"] = "bfloat16";
+    config["gate_bias_init"] = {6.0, 8.0};
+    config["gatescope_tokenizer"] = "byte";
+    const auto dir = tempDir("metadata_keys");
+    test::writeCheckpoint(dir, config, test::randomWallWeights(c, 3u));
+    auto model = load(dir);
+    EXPECT_TRUE(model) << model.error().describe();
+    std::filesystem::remove_all(dir);
+}
+
+TEST(WallWeights, OptionTensorsAreRequiredAndOnlyWhenEnabled) {
+    test::WallRefConfig c;
+    c.sink = true, c.scalarGate = true;
+    const auto weights = test::randomWallWeights(c, 6u);
+    for (const char* name : {"model.layers.1.attn.sink_bias", "model.layers.0.attn.f_proj.bias"}) {
+        auto missing = weights;
+        missing.erase(name);
+        const auto dir = tempDir("missing_option_tensor");
+        test::writeCheckpoint(dir, test::wallConfigJson(c), missing);
+        auto model = load(dir);
+        ASSERT_FALSE(model);
+        EXPECT_EQ(model.error().kind, ErrorKind::Missing) << model.error().describe();
+        EXPECT_EQ(model.error().object, name);
+        std::filesystem::remove_all(dir);
+    }
+    // The same tensors with the options off are unexpected: refused, never ignored.
+    test::WallRefConfig off = c;
+    off.sink = false, off.scalarGate = false;
+    const auto dir = tempDir("unexpected_option_tensor");
+    test::writeCheckpoint(dir, test::wallConfigJson(off), weights);
+    auto model = load(dir);
+    ASSERT_FALSE(model);
+    EXPECT_NE(model.error().describe().find("sink_bias"), std::string::npos)
+        << model.error().describe();
+    std::filesystem::remove_all(dir);
+}
 
 TEST(WallWeights, MissingGateBiasIsNamed) {
     const test::WallRefConfig c;

@@ -38,6 +38,10 @@ WallConfig parseWallConfig(const nlohmann::json& json, const std::string& file) 
         const double g = r.number("gate_soft_clamp", 0.86, 0.0, 1e6);
         c.softClamp = g > 0 ? std::optional<double>(g) : std::nullopt;
     }
+    // window_size w: query i sees keys i - w < j <= i; absent or null: full causal attention.
+    c.window = r.integerOr("window_size", 0, 1, kMaxConfigSize);
+    c.sinkBias = r.boolean("use_sink_bias", false);
+    c.scalarGate = r.boolean("use_scalar_gate", false);
     c.useRope = r.boolean("use_rope", true);
     c.ropeTheta = r.number("rope_theta", 10000.0, 1.0, 1e12);
     if (c.useRope && c.headDim % 2 != 0) bad(r, "head_dim", "RoPE needs an even head_dim");

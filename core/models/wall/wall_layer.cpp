@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/models/wall/wall_inputs.h"
 #include "core/nn/model_error.h"
 #include "core/nn/tensor_convert.h"
 #include "kernels/cpu/wall_forward.h"
@@ -20,21 +21,6 @@ constexpr bool kCudaKernels = false;
 #endif
 /// Head dimensions kernels::cuda::wallForward takes; larger heads take the CPU kernel.
 constexpr int64_t kMaxCudaHeadDim = 256;
-
-/// [N, heads, D] (any dtype) -> [heads, N, D] contiguous float32, the kernel's layout.
-torch::Tensor headMajor(const torch::Tensor& x) {
-    return x.permute({1, 0, 2}).to(torch::kFloat32).contiguous();
-}
-
-/// log gates [N, gate heads, gate_dim] in fp32: softclamp(logsigmoid(z)).
-torch::Tensor logGates(const WallConfig& c, const WallLayerWeights& w, const torch::Tensor& normed,
-                       const Precision& precision) {
-    const int64_t n = normed.size(0);
-    auto z = w.g(normed, precision).to(torch::kFloat32).view({n, c.gateHeads(), c.gateDim});
-    auto g = torch::log_sigmoid(z);
-    if (c.softClamp) g = *c.softClamp * torch::expm1(g / *c.softClamp);
-    return g;
-}
 
 /// The Wall op on CUDA tensors: kernels::cuda::wallForward on the device, fp32 operands (qh, kh,
 /// vh [heads or kv heads, N, D], cumsum [gate heads, N, gateDim], contiguous), bf16
@@ -75,77 +61,67 @@ void cudaWall(const WallConfig& c, const torch::Tensor& qh, const torch::Tensor&
 #endif
 }
 
-void record(const WallConfig& c, LayerRecord& rec, const torch::Tensor& qh, const torch::Tensor& kh,
-            const torch::Tensor& vh, const torch::Tensor& lse, const torch::Tensor& gates,
-            const torch::Tensor& cumsum, double scale) {
+/// Whether kernels::cuda::wallForward computes this layer: it knows none of the window, the
+/// sink, the scalar gate or packed documents, so those run the CPU kernel instead.
+bool cudaKernelFits(const WallConfig& c, std::span<const int64_t> documentStarts) {
+    return kCudaKernels && c.headDim <= kMaxCudaHeadDim && c.window == 0 && !c.sinkBias &&
+           !c.scalarGate && documentStarts.size() <= 1;
+}
+
+void record(const WallConfig& c, const WallLayerWeights& w, LayerRecord& rec, const WallInputs& in,
+            const torch::Tensor& lse, std::span<const int64_t> documentStarts, double scale) {
     auto& a = rec.attention;
     a.scoreKind = "wall";
     a.heads = c.heads;
     a.kvHeads = c.kvHeads;
     a.headDim = a.valueDim = c.headDim;
-    a.channels = c.gateDim;
+    a.channels = c.gateDim > 0 ? c.gateDim : (c.scalarGate ? 1 : 0);
     a.scale = scale;
-    a.hasDecay = c.gateDim > 0;
+    a.window = c.window;
+    a.hasDecay = c.gateDim > 0 || c.scalarGate;
+    nlohmann::json sink = nullptr;
+    if (c.sinkBias)
+        sink = std::vector<float>(w.sink.data_ptr<float>(), w.sink.data_ptr<float>() + c.heads);
     a.extras = {{"gated_channels", c.gateDim},
                 {"tie_gates", c.tieGates},
                 {"gate_soft_clamp", c.softClamp ? nlohmann::json(*c.softClamp) : nullptr},
                 {"rope", c.useRope ? nlohmann::json(c.ropeTheta) : nullptr},
+                {"scalar_gate", c.scalarGate},
+                {"sink_bias", sink},
+                {"document_starts",
+                 documentStarts.empty()
+                     ? std::vector<int64_t>{0}
+                     : std::vector<int64_t>(documentStarts.begin(), documentStarts.end())},
                 {"log_base", "natural (the official Triton kernel works in log2: P / ln 2)"},
-                {"decay_map", "mean over gated channels of exp(P_i - P_j)"}};
-    rec.factors["q"] = toFloatArray(qh);
-    rec.factors["k"] = toFloatArray(kh);
-    rec.factors["v"] = toFloatArray(vh);
+                {"decay_map",
+                 "mean over gated channels of exp(P_i - P_j), times exp(c_i - c_j) with the scalar "
+                 "gate"}};
+    rec.factors["q"] = toFloatArray(in.q);
+    rec.factors["k"] = toFloatArray(in.k);
+    rec.factors["v"] = toFloatArray(in.v);
     rec.factors["lse"] = toFloatArray(lse);
     if (c.gateDim > 0) {
         // Retention per query head (tied gates repeated over the group); P stays per gate head,
         // which trace readers map onto query heads.
-        auto perQuery = headMajor(gates);
+        auto perQuery = in.gates.permute({1, 0, 2}).contiguous();
         if (c.tieGates) perQuery = perQuery.repeat_interleave(c.group(), 0);
         rec.logRetention = toFloatArray(perQuery);
-        rec.factors["log_decay_cumsum"] = toFloatArray(cumsum);
+        rec.factors["log_decay_cumsum"] = toFloatArray(in.cumsum);
+    } else if (c.scalarGate) {
+        // No per-channel gates: the scalar gate is the layer's one retention channel, as FoX's.
+        rec.logRetention = toFloatArray(in.scalarGates.t().unsqueeze(2));
     }
+    if (c.scalarGate) rec.factors["log_scalar_decay_cumsum"] = toFloatArray(in.scalarCumsum);
 }
 
-}  // namespace
-
-torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
-                            const torch::Tensor& normed, const Precision& precision, int threads,
-                            LayerRecord* rec) {
-    const int64_t n = normed.size(0), h = c.heads, hkv = c.kvHeads, hd = c.headDim;
-    auto q = w.q(normed, precision).view({n, h, hd});
-    auto k = w.k(normed, precision).view({n, hkv, hd});
-    auto v = w.v(normed, precision).view({n, hkv, hd});
-    if (c.useRope) {
-        auto [cos, sin] = rotaryTables(n, hd, c.ropeTheta);
-        cos = cos.to(normed.device());
-        sin = sin.to(normed.device());
-        q = applyRotaryHalf(q, cos, sin);
-        k = applyRotaryHalf(k, cos, sin);
+/// The CPU kernel on host copies of the inputs: out [H, N, hd] and lse [H, N] float32.
+void cpuWall(const WallConfig& c, const WallLayerWeights& w, WallInputs& in,
+             std::span<const int64_t> documentStarts, double scale, bool bf16Probs, int threads,
+             torch::Tensor& out, torch::Tensor& lse) {
+    for (auto* t : {&in.q, &in.k, &in.v, &in.cumsum, &in.scalarCumsum}) {
+        if (t->defined()) *t = t->cpu();  // O(N d) each way when the model runs on CUDA
     }
-    torch::Tensor gates, cumsum;
-    if (c.gateDim > 0) {
-        gates = logGates(c, w, normed, precision);
-        // Accumulated in float64 and rounded once, so long prefixes carry no drift.
-        cumsum = headMajor(gates.to(torch::kFloat64).cumsum(0));
-    }
-    auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
-    const auto device = normed.device();
-    const double scale = 1.0 / std::sqrt(double(hd));
-    torch::Tensor out, lse;
-    if (device.is_cuda() && kCudaKernels && hd <= kMaxCudaHeadDim) {
-        cudaWall(c, qh, kh, vh, cumsum, scale, precision.bf16, out, lse);
-        auto o = out.to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
-        auto y = w.o(o, precision).to(torch::kFloat32);
-        if (rec) record(c, *rec, qh, kh, vh, lse, gates, cumsum, scale);
-        return y;
-    }
-    if (device.is_cuda()) {
-        // A build without the CUDA kernels, or heads over 256 dims: the inputs come to the CPU
-        // kernel and the output goes back (O(N d) each way).
-        for (auto* t : {&qh, &kh, &vh, &cumsum}) {
-            if (t->defined()) *t = t->cpu();
-        }
-    }
+    const int64_t n = in.q.size(1), h = c.heads, hd = c.headDim;
     out = torch::empty({h, n, hd}, torch::kFloat32);
     lse = torch::empty({h, n}, torch::kFloat32);
     std::vector<kernels::WallHead> heads(h);
@@ -156,21 +132,43 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
         head.n = n;
         head.dk = head.dv = static_cast<int>(hd);
         head.gatedChannels = c.gateDim;
-        head.q = qh.data_ptr<float>() + i * n * hd;
-        head.k = kh.data_ptr<float>() + kv * n * hd;
-        head.v = vh.data_ptr<float>() + kv * n * hd;
-        if (c.gateDim > 0) head.logDecayCumsum = cumsum.data_ptr<float>() + gate * n * c.gateDim;
+        head.q = in.q.data_ptr<float>() + i * n * hd;
+        head.k = in.k.data_ptr<float>() + kv * n * hd;
+        head.v = in.v.data_ptr<float>() + kv * n * hd;
+        if (c.gateDim > 0) head.logDecayCumsum = in.cumsum.data_ptr<float>() + gate * n * c.gateDim;
+        if (c.scalarGate) head.scalarDecayCumsum = in.scalarCumsum.data_ptr<float>() + i * n;
+        if (c.sinkBias) head.sinkBias = w.sink.data_ptr<float>()[i];
+        head.window = c.window;
+        head.documentStarts = documentStarts.data();
+        head.documents = static_cast<int64_t>(documentStarts.size());
         head.scale = static_cast<float>(scale);
         outs[i] = out.data_ptr<float>() + i * n * hd;
         lses[i] = lse.data_ptr<float>() + i * n;
     }
     kernels::ForwardOptions options;
-    options.roundProbsToBf16 = precision.bf16;
+    options.roundProbsToBf16 = bf16Probs;
     kernels::wallForwardHeads(heads.data(), static_cast<int>(h), outs.data(), lses.data(), options,
                               threads);
+}
+
+}  // namespace
+
+torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
+                            const torch::Tensor& normed, const Precision& precision, int threads,
+                            std::span<const int64_t> documentStarts, LayerRecord* rec) {
+    const int64_t n = normed.size(0), h = c.heads, hd = c.headDim;
+    checkDocumentStarts(documentStarts, n);
+    auto in = wallInputs(c, w, normed, precision, documentStarts);
+    const auto device = normed.device();
+    const double scale = 1.0 / std::sqrt(double(hd));
+    torch::Tensor out, lse;
+    if (device.is_cuda() && cudaKernelFits(c, documentStarts))
+        cudaWall(c, in.q, in.k, in.v, in.cumsum, scale, precision.bf16, out, lse);
+    else
+        cpuWall(c, w, in, documentStarts, scale, precision.bf16, threads, out, lse);
     auto o = out.to(device).to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
     auto y = w.o(o, precision).to(torch::kFloat32);
-    if (rec) record(c, *rec, qh, kh, vh, lse, gates, cumsum, scale);
+    if (rec) record(c, w, *rec, in, lse, documentStarts, scale);
     return y;
 }
 

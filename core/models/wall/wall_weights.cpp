@@ -22,6 +22,12 @@ WallWeights loadWallWeights(const WallConfig& c, WeightStore& s) {
             l.g.weight = s.take(p + "g_proj.weight", {gates, d});
             l.g.bias = s.take(p + "g_proj.bias", {gates});
         }
+        if (c.scalarGate) {
+            l.f.weight = s.take(p + "f_proj.weight", {c.heads, d});
+            l.f.bias = s.take(p + "f_proj.bias", {c.heads});
+        }
+        if (c.sinkBias)
+            l.sink = s.take(p + "sink_bias", {c.heads}).to(torch::kFloat32).contiguous();
         w.layers.push_back(std::move(l));
     }
     s.expectAllConsumed();

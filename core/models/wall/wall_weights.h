@@ -16,6 +16,8 @@ struct WallLayerWeights {
     Linear v;  ///< [kv_heads * head_dim, d]
     Linear g;  ///< gate logits, weight [gate_heads * gate_dim, d] + bias; empty when gate_dim 0
     Linear o;  ///< [d, heads * head_dim]
+    Linear f;  ///< scalar gate logits (use_scalar_gate): weight [heads, d] + bias [heads]; or empty
+    torch::Tensor sink;  ///< sink logits [heads] float32 on the host (use_sink_bias); or undefined
 };
 
 struct WallWeights {
