@@ -164,6 +164,12 @@ test::WallRefConfig ungatedTiedEmbeddings() {
     c.gateDim = 0, c.tieEmbeddings = true, c.kvHeads = 1;
     return c;
 }
+/// The numeric options at values far from their defaults (eps large enough to move every norm).
+test::WallRefConfig normEpsRopeTheta() {
+    test::WallRefConfig c;
+    c.eps = 0.25, c.ropeTheta = 500000.0;
+    return c;
+}
 /// One option of the authors' reference at a time (or several), on GQA: 4 query heads, 2 KV heads.
 test::WallRefConfig gqaWith(int window, bool sink, bool scalarGate) {
     test::WallRefConfig c;
@@ -190,6 +196,7 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{"default", {}}, Variant{"gqa_tied_gates", gqaTied()}, Variant{"subdim", subdim()},
         Variant{"no_rope_no_clamp", strongGatesNoRopeNoClamp()},
         Variant{"ungated_mqa_tied_embeddings", ungatedTiedEmbeddings()},
+        Variant{"norm_eps_rope_theta", normEpsRopeTheta(), 131},
         // Each option of the reference alone, with GQA, at sizes that are no multiple of the
         // 64-token blocks; a window of 1 (the diagonal only) and one past the input.
         Variant{"window1_gqa_n53", gqaWith(1, false, false), 53},
