@@ -7,7 +7,9 @@ const std::vector<CommandSpec>& commandTable() {
         {"trace", "Run a checkpoint on a text or token ids and write its trace", &makeTraceCommand},
         {"info", "Describe a trace: model, input, sizes, contents and provenance",
          &makeInfoCommand},
-        {"demo", "Write a sample trace from a small bundled-spec model and print its summary",
+        {"demo",
+         "Trace a sample text with the bundled FoX and Transformer, compare them and open the "
+         "viewer (--headless: write the comparison and figures)",
          &makeDemoCommand},
         {"open", "Open a trace in the viewer (also: `gatescope FILE`)", &makeOpenCommand},
         {"stats", "Loss curves, gate and attention statistics of traces (JSON/CSV)",
