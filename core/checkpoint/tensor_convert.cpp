@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "core/checkpoint/half.h"
 #include "core/checkpoint/safetensors_file.h"
+#include "data/common/float16.h"
 
 namespace gatescope::core {
 namespace {
@@ -39,9 +39,9 @@ Result<std::vector<float>> toFloat32(const TensorInfo& tensor) {
             return convertAll<double, float>(tensor,
                                              [](double v) { return static_cast<float>(v); });
         case DType::F16:
-            return convertAll<uint16_t, float>(tensor, f16ToFloat);
+            return convertAll<uint16_t, float>(tensor, data::halfToFloat);
         case DType::BF16:
-            return convertAll<uint16_t, float>(tensor, bf16ToFloat);
+            return convertAll<uint16_t, float>(tensor, data::bf16ToFloat);
         default:
             return wrongDType(tensor, "float32 (a floating dtype is needed)");
     }

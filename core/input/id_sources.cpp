@@ -8,7 +8,7 @@
 #include "core/checkpoint/safetensors_header.h"
 #include "core/input/npy_reader.h"
 #include "core/tokenizer/text_file.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -79,7 +79,7 @@ Result<std::vector<int64_t>> parseIdText(std::string_view text, const std::files
         int64_t value = 0;
         const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
         if (ec != std::errc() || ptr != word.data() + word.size()) {
-            const std::string shown = escapeInvalidUtf8(word.substr(0, 40));
+            const std::string shown = data::escapeInvalidUtf8(word.substr(0, 40));
             return Error{ErrorKind::Format,
                          fmt::format("line {}, column {}: \"{}\" is not an integer token id{}",
                                      line, pos - lineStart + 1, shown,

@@ -7,9 +7,9 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/input/id_sources.h"
 #include "core/tokenizer/text_file.h"
-#include "core/tokenizer/utf8.h"
 #include "core/trace/memory_budget.h"
 #include "data/common/input_file.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -32,7 +32,7 @@ Result<Encoding> tokenizeText(const std::string& text, const fs::path& path,
                      {}};
     }
     std::optional<std::size_t> bad;
-    if (!tokenizer->acceptsInvalidUtf8()) bad = firstInvalidUtf8(text);
+    if (!tokenizer->acceptsInvalidUtf8()) bad = data::firstInvalidUtf8(text);
     if (bad) {
         return Error{ErrorKind::Format,
                      fmt::format("not valid UTF-8: first invalid byte 0x{:02X} at byte offset {}",
@@ -48,14 +48,14 @@ Result<Encoding> tokenizeText(const std::string& text, const fs::path& path,
 // Every invalid byte of `text` as U+FFFD, which is what a tokenizer that takes such text read it
 // as (SentencePiece); `spans` move with the text. Traces hold valid UTF-8 only.
 void replaceInvalidUtf8(std::string& text, std::vector<ByteSpan>& spans) {
-    if (!firstInvalidUtf8(text)) return;
+    if (!data::firstInvalidUtf8(text)) return;
     std::string out;
     out.reserve(text.size() + 64);
     std::vector<std::size_t> moved(text.size() + 1);  // old offset -> new offset
     std::size_t pos = 0;
     char32_t cp = 0;
     while (pos < text.size()) {
-        const std::size_t length = utf8SequenceAt(text, pos, cp);
+        const std::size_t length = data::utf8SequenceAt(text, pos, cp);
         moved[pos] = out.size();
         if (length == 0) {
             out += "\xEF\xBF\xBD";

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/tokenizer/gpt2_pretokenizer.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -12,7 +12,7 @@ namespace {
 // or an invalid byte).
 bool charBefore(std::string_view text, std::size_t end, char32_t& cp, std::size_t& length) {
     for (std::size_t back = 1; back <= 4 && back <= end; ++back) {
-        if (utf8SequenceAt(text, end - back, cp) == back) {
+        if (data::utf8SequenceAt(text, end - back, cp) == back) {
             length = back;
             return true;
         }
@@ -71,7 +71,7 @@ std::vector<TextPiece> AddedTokenMatcher::split(std::string_view text) const {
         if (token.singleWord) {
             const bool wordBefore = charBefore(text, start, cp, length) && isWord(cp);
             const bool wordAfter =
-                stop < text.size() && utf8SequenceAt(text, stop, cp) > 0 && isWord(cp);
+                stop < text.size() && data::utf8SequenceAt(text, stop, cp) > 0 && isWord(cp);
             if (wordBefore || wordAfter) continue;
         }
         if (token.lstrip) {
@@ -81,7 +81,7 @@ std::vector<TextPiece> AddedTokenMatcher::split(std::string_view text) const {
             }
         }
         if (token.rstrip) {
-            while (stop < text.size() && (length = utf8SequenceAt(text, stop, cp)) > 0 &&
+            while (stop < text.size() && (length = data::utf8SequenceAt(text, stop, cp)) > 0 &&
                    isSpace(cp)) {
                 stop += length;
             }

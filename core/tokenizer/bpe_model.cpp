@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -134,7 +134,7 @@ Status BpeModel::splitCharacters(std::string_view word, Pieces& pieces) const {
     std::size_t pos = 0;
     while (pos < word.size()) {
         char32_t cp = 0;
-        std::size_t length = utf8SequenceAt(word, pos, cp);
+        std::size_t length = data::utf8SequenceAt(word, pos, cp);
         if (length == 0) length = 1;
         const std::string_view symbol = word.substr(pos, length);
         pos += length;
@@ -157,7 +157,7 @@ Status BpeModel::splitCharacters(std::string_view word, Pieces& pieces) const {
         if (m_options.unkId < 0) {
             return Error{ErrorKind::Format,
                          fmt::format("character \"{}\" has no token in the vocabulary",
-                                     escapeInvalidUtf8(symbol)),
+                                     data::escapeInvalidUtf8(symbol)),
                          {},
                          {}};
         }

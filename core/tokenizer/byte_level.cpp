@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -23,7 +23,7 @@ Tables buildTables() {
     int next = 256;
     for (int b = 0; b < 256; ++b) {
         const int cp = keeps(b) ? b : next++;
-        appendUtf8(t.alphabet[b], static_cast<char32_t>(cp));
+        data::appendUtf8(t.alphabet[b], static_cast<char32_t>(cp));
         t.byteOfCodePoint[cp] = b;
     }
     return t;
@@ -51,7 +51,7 @@ bool decodeByteLevel(std::string_view token, std::string& out) {
     std::size_t pos = 0;
     char32_t cp = 0;
     while (pos < token.size()) {
-        const std::size_t length = utf8SequenceAt(token, pos, cp);
+        const std::size_t length = data::utf8SequenceAt(token, pos, cp);
         if (length == 0 || cp >= byteOf.size() || byteOf[cp] < 0) return false;
         out += static_cast<char>(byteOf[cp]);
         pos += length;

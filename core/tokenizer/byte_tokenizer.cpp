@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -54,7 +54,7 @@ Result<Decoding> ByteTokenizer::decodeWithOffsets(std::span<const int32_t> ids) 
 std::string ByteTokenizer::tokenText(int32_t id) const {
     if (id >= 0 && id < 256) {
         const char byte = static_cast<char>(id);
-        return escapeInvalidUtf8(std::string_view(&byte, 1));
+        return data::escapeInvalidUtf8(std::string_view(&byte, 1));
     }
     if (m_bos && id == *m_bos) return kBosText;
     return fmt::format("<invalid id {}>", id);

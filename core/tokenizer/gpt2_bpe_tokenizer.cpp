@@ -6,7 +6,7 @@
 
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/gpt2_pretokenizer.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -86,7 +86,7 @@ Status Gpt2BpeTokenizer::encodeOrdinary(std::string_view text, std::size_t base,
 }
 
 Result<Encoding> Gpt2BpeTokenizer::encode(std::string_view text) const {
-    if (std::optional<std::size_t> bad = firstInvalidUtf8(text)) {
+    if (std::optional<std::size_t> bad = data::firstInvalidUtf8(text)) {
         return Error{ErrorKind::Format,
                      fmt::format("text is not valid UTF-8 at byte offset {}", *bad),
                      {},
@@ -163,7 +163,7 @@ std::string Gpt2BpeTokenizer::tokenText(int32_t id) const {
     if (id < 0 || id >= m_vocabSize || m_model->tokenOf(id).empty()) {
         return fmt::format("<invalid id {}>", id);
     }
-    return escapeInvalidUtf8(m_bytes[id]);
+    return data::escapeInvalidUtf8(m_bytes[id]);
 }
 
 nlohmann::json Gpt2BpeTokenizer::identity() const {

@@ -7,7 +7,7 @@
 #include <wctype.h>
 #endif
 
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -24,7 +24,7 @@ std::vector<Char> decodeChars(std::string_view text) {
     std::size_t pos = 0;
     while (pos < text.size()) {
         char32_t cp = 0;
-        std::size_t length = utf8SequenceAt(text, pos, cp);
+        std::size_t length = data::utf8SequenceAt(text, pos, cp);
         CharClass cls = CharClass::Other;
         if (length == 0) {
             length = 1;

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/tokenizer/hf_bpe_tokenizer.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -77,10 +77,10 @@ Result<Decoding> HfBpeTokenizer::decodeWithOffsets(std::span<const int32_t> ids)
 
 std::string HfBpeTokenizer::tokenText(int32_t id) const {
     if (id < 0 || id >= m_vocabSize) return fmt::format("<invalid id {}>", id);
-    if (!m_addedText[id].empty()) return escapeInvalidUtf8(m_addedText[id]);
+    if (!m_addedText[id].empty()) return data::escapeInvalidUtf8(m_addedText[id]);
     const std::string& token = m_model->tokenOf(id);
     if (token.empty()) return fmt::format("<invalid id {}>", id);
-    return escapeInvalidUtf8(token);
+    return data::escapeInvalidUtf8(token);
 }
 
 nlohmann::json HfBpeTokenizer::identity() const {

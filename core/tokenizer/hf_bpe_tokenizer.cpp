@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/tokenizer/aligned_text.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 
@@ -82,7 +82,7 @@ AlignedText HfBpeTokenizer::normalize(std::string_view text, std::size_t base) c
 }
 
 Result<Encoding> HfBpeTokenizer::encode(std::string_view text) const {
-    if (std::optional<std::size_t> bad = firstInvalidUtf8(text)) {
+    if (std::optional<std::size_t> bad = data::firstInvalidUtf8(text)) {
         return Error{ErrorKind::Format,
                      fmt::format("text is not valid UTF-8 at byte offset {}", *bad),
                      {},

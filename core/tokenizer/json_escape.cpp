@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -71,7 +71,7 @@ Result<RewrittenText> jsonEscapeAscii(std::string_view text) {
     std::size_t pos = 0;
     while (pos < text.size()) {
         char32_t cp = 0;
-        const std::size_t length = utf8SequenceAt(text, pos, cp);
+        const std::size_t length = data::utf8SequenceAt(text, pos, cp);
         if (length == 0) {
             return Error{ErrorKind::Format,
                          fmt::format("text is not valid UTF-8 at byte offset {}", pos),
@@ -163,10 +163,11 @@ RewrittenText jsonUnescape(std::string_view s) {
                     break;
                 case 'u': {
                     if (const char32_t pair = surrogatePairAt(s, pos)) {
-                        appendUtf8(out.text, pair);
+                        data::appendUtf8(out.text, pair);
                         consumed = 12;
                     } else if (const int32_t unit = hex4(s, pos + 2); unit >= 0) {
-                        appendUtf8(out.text, static_cast<char32_t>(unit));  // lone surrogate: FFFD
+                        data::appendUtf8(out.text,
+                                         static_cast<char32_t>(unit));  // lone surrogate: FFFD
                         consumed = 6;
                     } else {
                         out.text += '\\';  // "\u" without four hex digits: literal backslash

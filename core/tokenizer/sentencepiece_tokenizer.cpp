@@ -7,7 +7,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/tokenizer/sentencepiece_module.h"
 #include "core/tokenizer/text_file.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -221,7 +221,7 @@ std::string SentencePieceTokenizer::tokenText(int32_t id) const {
     if (id < 0 || id >= vocabSize()) return fmt::format("<invalid id {}>", id);
     Collected piece;
     m_impl->api->idToPiece(m_impl->model, id, Collected::textOut, &piece);
-    return escapeInvalidUtf8(piece.text);
+    return data::escapeInvalidUtf8(piece.text);
 }
 
 int32_t SentencePieceTokenizer::vocabSize() const {

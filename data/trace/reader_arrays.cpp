@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "data/trace/float16.h"
+#include "data/common/float16.h"
 #include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <memory>
 
+#include "data/common/float16.h"
 #include "data/h5/attribute.h"
 #include "data/h5/chunk_writer.h"
-#include "data/trace/float16.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
 

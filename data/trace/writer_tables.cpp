@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "data/common/utf8.h"
 #include "data/h5/attribute.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
-#include "data/trace/utf8.h"
 
 namespace gatescope::data {
 namespace {
@@ -40,8 +40,8 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
             fmt::format("ids, text and byte_offsets must have the same length (got {}, {}, {})", n,
                         tokens.text.size(), tokens.byteOffsets.size()),
             m_tempPath.string(), "/tokens"};
-    if (size_t bad = firstInvalidUtf8(tokens.sourceText); bad != std::string::npos)
-        return usage(fmt::format("source text is not valid UTF-8 (or holds NUL) at byte {}", bad),
+    if (const auto bad = firstUnstorableByte(tokens.sourceText))
+        return usage(fmt::format("source text is not valid UTF-8 (or holds NUL) at byte {}", *bad),
                      schema::kSourceText);
     auto textSize = static_cast<int64_t>(tokens.sourceText.size());
     for (int64_t i = 0; i < n; ++i) {

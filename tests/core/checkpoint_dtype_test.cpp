@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/checkpoint/dtype.h"
-#include "core/checkpoint/half.h"
+#include "data/common/float16.h"
 
 namespace gatescope::core {
 namespace {
@@ -29,31 +29,31 @@ TEST(CheckpointDType, NamesSizesAndParsingRoundTrip) {
 }
 
 TEST(CheckpointDType, Bf16HandComputedValues) {
-    EXPECT_EQ(bf16ToFloat(0x3F80), 1.0f);
-    EXPECT_EQ(bf16ToFloat(0xC000), -2.0f);
-    EXPECT_EQ(bf16ToFloat(0x4049), 3.140625f);               // 0x40490000 = 1.5703125 * 2
-    EXPECT_EQ(bf16ToFloat(0x0001), std::ldexp(1.0f, -133));  // smallest subnormal
-    EXPECT_EQ(bf16ToFloat(0x7F80), std::numeric_limits<float>::infinity());
-    EXPECT_EQ(bf16ToFloat(0xFF80), -std::numeric_limits<float>::infinity());
-    EXPECT_TRUE(std::isnan(bf16ToFloat(0x7FC0)));
-    EXPECT_TRUE(std::signbit(bf16ToFloat(0x8000)));
+    EXPECT_EQ(data::bf16ToFloat(0x3F80), 1.0f);
+    EXPECT_EQ(data::bf16ToFloat(0xC000), -2.0f);
+    EXPECT_EQ(data::bf16ToFloat(0x4049), 3.140625f);               // 0x40490000 = 1.5703125 * 2
+    EXPECT_EQ(data::bf16ToFloat(0x0001), std::ldexp(1.0f, -133));  // smallest subnormal
+    EXPECT_EQ(data::bf16ToFloat(0x7F80), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(data::bf16ToFloat(0xFF80), -std::numeric_limits<float>::infinity());
+    EXPECT_TRUE(std::isnan(data::bf16ToFloat(0x7FC0)));
+    EXPECT_TRUE(std::signbit(data::bf16ToFloat(0x8000)));
 }
 
 TEST(CheckpointDType, F16HandComputedValues) {
-    EXPECT_EQ(f16ToFloat(0x3C00), 1.0f);
-    EXPECT_EQ(f16ToFloat(0xC000), -2.0f);
-    EXPECT_EQ(f16ToFloat(0x3555), 0.333251953125f);               // (1 + 341/1024) / 4
-    EXPECT_EQ(f16ToFloat(0x7BFF), 65504.0f);                      // largest finite
-    EXPECT_EQ(f16ToFloat(0x0400), std::ldexp(1.0f, -14));         // smallest normal
-    EXPECT_EQ(f16ToFloat(0x0001), std::ldexp(1.0f, -24));         // smallest subnormal
-    EXPECT_EQ(f16ToFloat(0x03FF), 1023 * std::ldexp(1.0f, -24));  // largest subnormal
-    EXPECT_EQ(f16ToFloat(0x8001), -std::ldexp(1.0f, -24));
-    EXPECT_EQ(f16ToFloat(0x7C00), std::numeric_limits<float>::infinity());
-    EXPECT_EQ(f16ToFloat(0xFC00), -std::numeric_limits<float>::infinity());
-    EXPECT_TRUE(std::isnan(f16ToFloat(0x7E00)));
-    EXPECT_TRUE(std::isnan(f16ToFloat(0x7C01)));  // signalling NaN stays NaN
-    EXPECT_EQ(f16ToFloat(0x0000), 0.0f);
-    EXPECT_TRUE(std::signbit(f16ToFloat(0x8000)));
+    EXPECT_EQ(data::halfToFloat(0x3C00), 1.0f);
+    EXPECT_EQ(data::halfToFloat(0xC000), -2.0f);
+    EXPECT_EQ(data::halfToFloat(0x3555), 0.333251953125f);               // (1 + 341/1024) / 4
+    EXPECT_EQ(data::halfToFloat(0x7BFF), 65504.0f);                      // largest finite
+    EXPECT_EQ(data::halfToFloat(0x0400), std::ldexp(1.0f, -14));         // smallest normal
+    EXPECT_EQ(data::halfToFloat(0x0001), std::ldexp(1.0f, -24));         // smallest subnormal
+    EXPECT_EQ(data::halfToFloat(0x03FF), 1023 * std::ldexp(1.0f, -24));  // largest subnormal
+    EXPECT_EQ(data::halfToFloat(0x8001), -std::ldexp(1.0f, -24));
+    EXPECT_EQ(data::halfToFloat(0x7C00), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(data::halfToFloat(0xFC00), -std::numeric_limits<float>::infinity());
+    EXPECT_TRUE(std::isnan(data::halfToFloat(0x7E00)));
+    EXPECT_TRUE(std::isnan(data::halfToFloat(0x7C01)));  // signalling NaN stays NaN
+    EXPECT_EQ(data::halfToFloat(0x0000), 0.0f);
+    EXPECT_TRUE(std::signbit(data::halfToFloat(0x8000)));
 }
 
 // Every one of the 65536 binary16 patterns against the IEEE formula evaluated in double.
@@ -62,7 +62,7 @@ TEST(CheckpointDType, F16AllPatternsMatchFormula) {
         const int sign = (bits >> 15) ? -1 : 1;
         const int exponent = (bits >> 10) & 0x1F;
         const int mantissa = bits & 0x3FF;
-        const float got = f16ToFloat(static_cast<uint16_t>(bits));
+        const float got = data::halfToFloat(static_cast<uint16_t>(bits));
         if (exponent == 31) {
             if (mantissa == 0) {
                 EXPECT_EQ(got, sign * std::numeric_limits<float>::infinity());

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/tokenizer/byte_tokenizer.h"
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::core {
 namespace {
@@ -44,27 +44,27 @@ TEST(TokenizerByte, OptionalBos) {
 }
 
 TEST(TokenizerUtf8, FirstInvalidByte) {
-    EXPECT_EQ(firstInvalidUtf8(""), std::nullopt);
-    EXPECT_EQ(firstInvalidUtf8("ascii \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
-    EXPECT_EQ(firstInvalidUtf8("ab\x80"), 2u);            // lone continuation byte
-    EXPECT_EQ(firstInvalidUtf8("a\xC0\x80"), 1u);         // overlong NUL
-    EXPECT_EQ(firstInvalidUtf8("a\xE0\x80\x80"), 1u);     // overlong 3-byte
-    EXPECT_EQ(firstInvalidUtf8("ab\xED\xA0\x80"), 2u);    // UTF-16 surrogate
-    EXPECT_EQ(firstInvalidUtf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
-    EXPECT_EQ(firstInvalidUtf8("abc\xE2\x82"), 3u);       // truncated at the end
-    EXPECT_EQ(firstInvalidUtf8("\xC3\xA9\xC3("), 2u);     // bad continuation
-    EXPECT_EQ(firstInvalidUtf8("\xFF"), 0u);
+    EXPECT_EQ(data::firstInvalidUtf8(""), std::nullopt);
+    EXPECT_EQ(data::firstInvalidUtf8("ascii \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
+    EXPECT_EQ(data::firstInvalidUtf8("ab\x80"), 2u);            // lone continuation byte
+    EXPECT_EQ(data::firstInvalidUtf8("a\xC0\x80"), 1u);         // overlong NUL
+    EXPECT_EQ(data::firstInvalidUtf8("a\xE0\x80\x80"), 1u);     // overlong 3-byte
+    EXPECT_EQ(data::firstInvalidUtf8("ab\xED\xA0\x80"), 2u);    // UTF-16 surrogate
+    EXPECT_EQ(data::firstInvalidUtf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+    EXPECT_EQ(data::firstInvalidUtf8("abc\xE2\x82"), 3u);       // truncated at the end
+    EXPECT_EQ(data::firstInvalidUtf8("\xC3\xA9\xC3("), 2u);     // bad continuation
+    EXPECT_EQ(data::firstInvalidUtf8("\xFF"), 0u);
 }
 
 TEST(TokenizerUtf8, EscapesOnlyInvalidBytes) {
-    EXPECT_EQ(escapeInvalidUtf8("\xE2\x82"), "\\xE2\\x82");
-    EXPECT_EQ(escapeInvalidUtf8("\xE2\x82\xAC"), "\xE2\x82\xAC");
-    EXPECT_EQ(escapeInvalidUtf8("a\xFFz"), "a\\xFFz");
+    EXPECT_EQ(data::escapeInvalidUtf8("\xE2\x82"), "\\xE2\\x82");
+    EXPECT_EQ(data::escapeInvalidUtf8("\xE2\x82\xAC"), "\xE2\x82\xAC");
+    EXPECT_EQ(data::escapeInvalidUtf8("a\xFFz"), "a\\xFFz");
     std::string out;
-    appendUtf8(out, U'\U0001F600');
+    data::appendUtf8(out, U'\U0001F600');
     EXPECT_EQ(out, "\xF0\x9F\x98\x80");
     out.clear();
-    appendUtf8(out, 0xD800);
+    data::appendUtf8(out, 0xD800);
     EXPECT_EQ(out, "\xEF\xBF\xBD");
 }
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "data/trace/float16.h"
-#include "data/trace/utf8.h"
+#include "data/common/float16.h"
+#include "data/common/utf8.h"
 
 namespace gatescope::data {
 namespace {
@@ -71,19 +71,20 @@ TEST(Float16, RoundsToNearestEven) {
 }
 
 TEST(Utf8, FindsInvalidSequencesAndNul) {
-    EXPECT_EQ(firstInvalidUtf8("plain"), std::string::npos);
-    EXPECT_EQ(firstInvalidUtf8("h\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x99\x82"), std::string::npos);
-    EXPECT_EQ(firstInvalidUtf8("ab\xff"), 2u);
-    EXPECT_EQ(firstInvalidUtf8("ab\xc3"), 2u);            // truncated
-    EXPECT_EQ(firstInvalidUtf8("\xc0\xaf"), 0u);          // overlong
-    EXPECT_EQ(firstInvalidUtf8("x\xed\xa0\x80"), 1u);     // surrogate
-    EXPECT_EQ(firstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
-    EXPECT_EQ(firstInvalidUtf8(std::string("a\0b", 3)), 1u);
-    EXPECT_EQ(sanitizeUtf8("a\xff"
-                           "b\xc3"),
+    EXPECT_EQ(data::firstUnstorableByte("plain"), std::nullopt);
+    EXPECT_EQ(data::firstUnstorableByte("h\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x99\x82"), std::nullopt);
+    EXPECT_EQ(data::firstUnstorableByte("ab\xff"), 2u);
+    EXPECT_EQ(data::firstUnstorableByte("ab\xc3"), 2u);            // truncated
+    EXPECT_EQ(data::firstUnstorableByte("\xc0\xaf"), 0u);          // overlong
+    EXPECT_EQ(data::firstUnstorableByte("x\xed\xa0\x80"), 1u);     // surrogate
+    EXPECT_EQ(data::firstUnstorableByte("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+    EXPECT_EQ(data::firstUnstorableByte(std::string("a\0b", 3)), 1u);
+    EXPECT_EQ(data::firstInvalidUtf8(std::string("a\0b", 3)), std::nullopt);  // NUL is valid UTF-8
+    EXPECT_EQ(data::sanitizeUtf8("a\xff"
+                                 "b\xc3"),
               "a\xef\xbf\xbd"
               "b\xef\xbf\xbd");
-    EXPECT_EQ(sanitizeUtf8("h\xc3\xa9"), "h\xc3\xa9");
+    EXPECT_EQ(data::sanitizeUtf8("h\xc3\xa9"), "h\xc3\xa9");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Strict UTF-8 (as Python decodes it: no overlong forms, no surrogates, nothing above U+10FFFF).
-// Pure functions; thread-safe.
+// Strict UTF-8 (as Python decodes it: no overlong forms, no surrogates, nothing above U+10FFFF),
+// for tokenizers, inputs and the strings a trace stores (h5py decodes them strictly). Pure
+// functions; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -7,11 +8,18 @@
 #include <string>
 #include <string_view>
 
-namespace gatescope::core {
+namespace gatescope::data {
 
 /// Byte offset of the first byte that does not start a valid UTF-8 sequence (a truncated sequence
 /// at the end reports its first byte); nullopt when `text` is valid.
 std::optional<std::size_t> firstInvalidUtf8(std::string_view text);
+
+/// Byte offset of the first byte a trace cannot store as text: the first invalid UTF-8 byte (as
+/// firstInvalidUtf8) or NUL (HDF5 strings end at NUL); nullopt when `text` is storable.
+std::optional<std::size_t> firstUnstorableByte(std::string_view text);
+
+/// `text` with every byte that firstUnstorableByte would report replaced by U+FFFD.
+std::string sanitizeUtf8(std::string_view text);
 
 /// Length of the valid UTF-8 sequence starting at `text[pos]`, or 0 when none starts there.
 /// On success `codePoint` receives the decoded scalar value.
@@ -24,4 +32,4 @@ void appendUtf8(std::string& out, char32_t codePoint);
 /// case hex), e.g. a token holding half of "€" shows as "\xE2\x82".
 std::string escapeInvalidUtf8(std::string_view bytes);
 
-}  // namespace gatescope::core
+}  // namespace gatescope::data

@@ -1,8 +1,8 @@
-#include "core/tokenizer/utf8.h"
+#include "data/common/utf8.h"
 
 #include <cstdint>
 
-namespace gatescope::core {
+namespace gatescope::data {
 
 std::size_t utf8SequenceAt(std::string_view text, std::size_t pos, char32_t& codePoint) {
     const auto byte = [&](std::size_t i) { return static_cast<uint8_t>(text[i]); };
@@ -56,6 +56,33 @@ std::optional<std::size_t> firstInvalidUtf8(std::string_view text) {
     return std::nullopt;
 }
 
+std::optional<std::size_t> firstUnstorableByte(std::string_view text) {
+    char32_t cp = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t length = utf8SequenceAt(text, pos, cp);
+        if (length == 0 || cp == 0) return pos;
+        pos += length;
+    }
+    return std::nullopt;
+}
+
+std::string sanitizeUtf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    char32_t cp = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t length = utf8SequenceAt(text, pos, cp);
+        if (length == 0 || cp == 0) {
+            out += "\xEF\xBF\xBD";
+            ++pos;
+        } else {
+            out.append(text.substr(pos, length));
+            pos += length;
+        }
+    }
+    return out;
+}
+
 void appendUtf8(std::string& out, char32_t cp) {
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
     if (cp < 0x80) {
@@ -97,4 +124,4 @@ std::string escapeInvalidUtf8(std::string_view bytes) {
     return out;
 }
 
-}  // namespace gatescope::core
+}  // namespace gatescope::data

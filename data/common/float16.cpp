@@ -1,4 +1,4 @@
-#include "data/trace/float16.h"
+#include "data/common/float16.h"
 
 #include <bit>
 
@@ -26,19 +26,6 @@ uint16_t floatToHalf(float value) {
     uint32_t rest = magnitude & 0x1fffu;
     if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
     return static_cast<uint16_t>(sign | half);
-}
-
-float halfToFloat(uint16_t bits) {
-    uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-    uint32_t exponent = (bits >> 10) & 0x1fu;
-    uint32_t mantissa = bits & 0x3ffu;
-    if (exponent == 0) {
-        // Subnormal: value = mantissa * 2^-24, exact in float.
-        float value = static_cast<float>(mantissa) * 0x1p-24f;
-        return sign ? -value : value;
-    }
-    if (exponent == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
 }  // namespace gatescope::data
