@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "data/common/atomic_file.h"
+
 namespace gatescope::core {
 
 Status writeSafetensors(const std::filesystem::path& path,
@@ -52,7 +54,7 @@ Status writeSafetensors(const std::filesystem::path& path,
     std::string headerText = header.dump();
     headerText.append((8 - headerText.size() % 8) % 8, ' ');
 
-    const std::filesystem::path temp = path.string() + ".partial";
+    const std::filesystem::path temp = data::partialPath(path);
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
         if (!out) return Error{ErrorKind::Io, "cannot create", temp.string(), {}};
@@ -64,17 +66,14 @@ Status writeSafetensors(const std::filesystem::path& path,
                       static_cast<std::streamsize>(t->bytes.size()));
         }
         out.flush();
-        if (!out) return Error{ErrorKind::Io, "write failed (disk full?)", temp.string(), {}};
+        if (!out) {
+            out.close();
+            std::error_code ec;
+            std::filesystem::remove(temp, ec);
+            return Error{ErrorKind::Io, "write failed (disk full?)", path.string(), {}};
+        }
     }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        return Error{ErrorKind::Io,
-                     fmt::format("cannot rename into place: {}", ec.message()),
-                     path.string(),
-                     {}};
-    }
-    return Ok{};
+    return data::commitFile(temp, path);
 }
 
 }  // namespace gatescope::core

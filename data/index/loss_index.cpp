@@ -1,12 +1,11 @@
 #include "data/index/loss_index.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
+#include "data/common/atomic_file.h"
 #include "data/h5/handle.h"
 #include "data/index/loss_index_paths.h"
 #include "data/trace/trace_schema.h"
@@ -89,7 +88,7 @@ Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossI
         path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
     for (const auto& r : runs)
         if (auto inside = checkIndexSource(folder, r.trace, true); !inside) return inside;
-    const std::string temp = path.string() + ".partial-" + std::to_string(::getpid());
+    const std::string temp = partialPath(path).string();
     Status st = Ok{};
     {
         auto lock = h5::lockLibrary();
@@ -100,8 +99,7 @@ Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossI
         auto back = readLossIndex(temp);
         if (!back) st = back.error();
     }
-    if (st && std::rename(temp.c_str(), path.c_str()) != 0)
-        st = Error{ErrorKind::Io, "cannot rename the index into place", path.string(), {}};
+    if (st) st = commitFile(temp, path);
     if (!st) {
         std::error_code ec;
         std::filesystem::remove(temp, ec);

@@ -1,40 +1,17 @@
 // TraceWriter: file lifecycle (temporary name, commit, failure) and the manifest.
 #include "data/trace/trace_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <system_error>
 
 #include <fmt/format.h>
 
+#include "data/common/atomic_file.h"
 #include "data/h5/attribute.h"
 #include "data/trace/manifest.h"
 #include "data/trace/nexus.h"
 
 namespace gatescope::data {
-namespace {
-
-Status syncPath(const std::filesystem::path& path, int flags) {
-    int fd = ::open(path.c_str(), flags);
-    if (fd < 0)
-        return Error{
-            ErrorKind::Io,
-            "cannot open to sync: " + std::error_code(errno, std::generic_category()).message(),
-            path.string(), ""};
-    int rc = ::fsync(fd);
-    int savedErrno = errno;
-    ::close(fd);
-    if (rc != 0)
-        return Error{
-            ErrorKind::Io,
-            "fsync failed: " + std::error_code(savedErrno, std::generic_category()).message(),
-            path.string(), ""};
-    return Ok{};
-}
-
-}  // namespace
 
 TraceWriter::TraceWriter(std::filesystem::path finalPath, std::filesystem::path tempPath,
                          TraceWriterOptions options)
@@ -51,8 +28,7 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::filesystem::
     if (options.compression == Compression::Lz4 && !h5::filterAvailable(h5::kLz4FilterId))
         return Error{ErrorKind::Unsupported, "the lz4 filter is not available", finalPath.string(),
                      ""};
-    std::filesystem::path temp = finalPath;
-    temp += ".partial-" + std::to_string(::getpid());
+    const std::filesystem::path temp = partialPath(finalPath);
     std::unique_ptr<TraceWriter> writer(new TraceWriter(finalPath, temp, options));
     auto file = h5::File::create(temp.string());
     if (!file) return file.error();
@@ -143,18 +119,9 @@ Status TraceWriter::commit() {
     m_root = h5::Group();
     rc = m_file.flush();
     if (rc) rc = m_file.close();
-    if (rc) rc = syncPath(m_tempPath, O_RDONLY);
+    if (rc) rc = commitFile(m_tempPath, m_finalPath);
     if (!rc) return fail(rc.error());
-    std::error_code ec;
-    std::filesystem::rename(m_tempPath, m_finalPath, ec);
-    if (ec)
-        return fail(Error{ErrorKind::Io,
-                          "cannot rename " + m_tempPath.string() + ": " + ec.message(),
-                          m_finalPath.string(), ""});
     m_committed = true;
-    // The rename is durable only once the folder is synced; a failure here loses nothing written.
-    std::filesystem::path folder = m_finalPath.parent_path();
-    (void)syncPath(folder.empty() ? "." : folder, O_RDONLY | O_DIRECTORY);
     return Ok{};
 }
 

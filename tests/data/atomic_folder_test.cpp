@@ -18,11 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> listing(const fs::path& dir) {
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(dir))
@@ -51,7 +46,7 @@ TEST(AtomicFolder, WritesANewFolderWhole) {
     const auto dir = tmp / "tables";
     ASSERT_TRUE(writeFilesAtomically(dir, {{"a.csv", "x\n1\n"}, {"b.csv", "y\n2\n"}}));
     EXPECT_EQ(listing(dir), (std::vector<std::string>{"a.csv", "b.csv"}));
-    EXPECT_EQ(slurp(dir / "b.csv"), "y\n2\n");
+    EXPECT_EQ(testing::readBytes(dir / "b.csv"), "y\n2\n");
     EXPECT_EQ(listing(tmp.path()), std::vector<std::string>{"tables"});  // no partial folder
 }
 
@@ -63,8 +58,8 @@ TEST(AtomicFolder, ReplacesNamesakesAndKeepsOtherFiles) {
     std::ofstream(dir / "notes.txt") << "mine";
     ASSERT_TRUE(writeFilesAtomically(dir, {{"a.csv", "new"}, {"b.csv", "b"}}));
     EXPECT_EQ(listing(dir), (std::vector<std::string>{"a.csv", "b.csv", "notes.txt"}));
-    EXPECT_EQ(slurp(dir / "a.csv"), "new");
-    EXPECT_EQ(slurp(dir / "notes.txt"), "mine");
+    EXPECT_EQ(testing::readBytes(dir / "a.csv"), "new");
+    EXPECT_EQ(testing::readBytes(dir / "notes.txt"), "mine");
     EXPECT_EQ(listing(tmp.path()), std::vector<std::string>{"tables"});
 }
 
@@ -81,10 +76,10 @@ TEST(AtomicFolder, AFailedWriteLeavesNoTablesAndKeepsTheOldOnes) {
     std::ofstream(kept / "small.csv") << "old small";
     EXPECT_EQ(writeUnderLimit(kept, files, 100000), 1);
     EXPECT_EQ(listing(kept), std::vector<std::string>{"small.csv"});
-    EXPECT_EQ(slurp(kept / "small.csv"), "old small");
+    EXPECT_EQ(testing::readBytes(kept / "small.csv"), "old small");
     EXPECT_EQ(listing(tmp.path()), (std::vector<std::string>{"kept"}));  // no partial folder
     EXPECT_EQ(writeUnderLimit(kept, files, 1 << 20), 0);
-    EXPECT_EQ(slurp(kept / "big.csv").size(), 200000u);
+    EXPECT_EQ(testing::readBytes(kept / "big.csv").size(), 200000u);
 }
 
 TEST(AtomicFolder, RefusesNamesThatLeaveTheFolder) {

@@ -1,5 +1,7 @@
 #include "trace_test_util.h"
 
+#include <fstream>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +9,11 @@
 #include <cstring>
 
 namespace gatescope::data::testing {
+
+std::string readBytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 TempDir::TempDir() {
     static std::atomic<int> counter{0};

@@ -17,6 +17,9 @@
 
 namespace gatescope::data::testing {
 
+/// The whole content of `path` (empty when it cannot be read).
+std::string readBytes(const std::filesystem::path& path);
+
 /// A fresh folder under the build tree, removed with everything in it at destruction.
 class TempDir {
 public:
