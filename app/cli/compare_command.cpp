@@ -10,6 +10,7 @@
 #include "core/analysis/analysis_limits.h"
 #include "core/analysis/compare.h"
 #include "core/input/list_syntax.h"
+#include "core/trace/thread_limit.h"
 #include "data/common/atomic_file.h"
 #include "data/common/atomic_folder.h"
 
@@ -60,13 +61,15 @@ public:
         sub.add_option("--bins-per-octave", m_options.binsPerOctave, "Exponential bins per octave")
             ->capture_default_str()
             ->check(CLI::Range(1, core::kMaxBinsPerOctave));
-        sub.add_option("--threads", m_options.threads, "Workers (0: all cores)")
-            ->check(CLI::Range(0, core::kMaxThreads));
+        sub.add_option("--threads", m_options.threads,
+                       fmt::format("Workers (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_option("--json", m_json, "Write the comparison as JSON to this file");
         sub.add_option("--csv", m_csv, "Write heads.csv and loss_bins.csv into this folder");
     }
 
     int run() override {
+        if (auto st = core::checkThreadCount(m_options.threads); !st)
+            return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         auto lists = core::parseLayersAndHeads(m_layers, m_heads);
         if (!lists) return reportError(lists.error());
         m_options.layers = lists->layers;

@@ -14,6 +14,7 @@
 #include "core/analysis/analysis_limits.h"
 #include "core/analysis/stats_report.h"
 #include "core/input/list_syntax.h"
+#include "core/trace/thread_limit.h"
 #include "data/common/atomic_file.h"
 
 namespace gatescope::app {
@@ -84,13 +85,15 @@ public:
                        "Memory horizon: cumulative retention threshold, in (0, 1)")
             ->capture_default_str()
             ->check(openUnitInterval());
-        sub.add_option("--threads", m_options.attentionOptions.threads, "Workers (0: all cores)")
-            ->check(CLI::Range(0, core::kMaxThreads));
+        sub.add_option("--threads", m_options.attentionOptions.threads,
+                       fmt::format("Workers (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_option("--json", m_json, "Write the whole report as JSON to this file");
         sub.add_option("--csv", m_csv, "Write CSV tables into this folder");
     }
 
     int run() override {
+        if (auto st = core::checkThreadCount(m_options.attentionOptions.threads); !st)
+            return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         auto lists = core::parseLayersAndHeads(m_layers, m_heads);
         if (!lists) return reportError(lists.error());
         m_options.layers = lists->layers;

@@ -14,7 +14,6 @@ namespace gatescope::core {
 inline constexpr int kMaxBinsPerOctave = 64;               ///< exponential bins per doubling
 inline constexpr int64_t kMaxBinWidth = int64_t{1} << 24;  ///< linear bin width, positions
 inline constexpr int kMaxSmoothingWindow = 1 << 24;        ///< moving-average window
-inline constexpr int kMaxThreads = 1024;                   ///< worker threads (0: all cores)
 
 /// Usage error "NAME is VALUE; allowed: LO to HI" unless lo <= value <= hi.
 inline Status checkOptionRange(const std::string& name, int64_t value, int64_t lo, int64_t hi) {

@@ -9,6 +9,7 @@
 #include "core/analysis/analysis_limits.h"
 #include "core/analysis/loss_curves.h"
 #include "core/maps/trace_head.h"
+#include "core/trace/thread_limit.h"
 #include "kernels/cpu/parallel_for.h"
 
 namespace gatescope::core {
@@ -106,7 +107,7 @@ Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::Tra
                                      const CompareOptions& o) {
     for (auto st : {checkOptionRange("bins per octave", o.binsPerOctave, 1, kMaxBinsPerOctave),
                     checkOptionRange("linear bin width", o.binWidth, 1, kMaxBinWidth),
-                    checkOptionRange("threads", o.threads, 0, kMaxThreads)})
+                    checkThreadCount(o.threads)})
         if (!st) return st.error();
     auto tokA = a.tokens();
     if (!tokA) return tokA.error();

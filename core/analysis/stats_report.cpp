@@ -7,6 +7,7 @@
 
 #include "core/analysis/analysis_limits.h"
 #include "core/analysis/loss_curves.h"
+#include "core/trace/thread_limit.h"
 
 namespace gatescope::core {
 
@@ -105,7 +106,7 @@ Result<nlohmann::json> statsReport(
     for (auto st : {checkOptionRange("bins per octave", o.binsPerOctave, 1, kMaxBinsPerOctave),
                     checkOptionRange("linear bin width", o.linearBinWidth, 1, kMaxBinWidth),
                     checkOptionRange("smoothing window", o.smoothingWindow, 1, kMaxSmoothingWindow),
-                    checkOptionRange("threads", o.attentionOptions.threads, 0, kMaxThreads)})
+                    checkThreadCount(o.attentionOptions.threads)})
         if (!st) return st.error();
     if (!(o.gate.horizonThreshold > 0.0 && o.gate.horizonThreshold < 1.0))
         return Error{ErrorKind::Usage,

@@ -175,6 +175,9 @@ TEST_F(HostileTraceCli, OptionsThatSizeWorkAreBounded) {
              {"compare " + trace + " " + trace + " --bins-per-octave 1e9", "--bins-per-octave"},
              {"compare " + trace + " " + trace + " --bin-width=-1", "--bin-width"},
              {"compare " + trace + " " + trace + " --heads 0-99999999", "--heads"},
+             // The same bound as trace (4 x the cores): 5000 passed the old 1024-thread cap.
+             {"compare " + trace + " " + trace + " --threads 5000", "4 x the cores"},
+             {"stats " + trace + " --threads 5000", "4 x the cores"},
              {"export " + trace + " --dpi 100000 --out " + quoted(tmp / "f.png"), "--dpi"},
              {"export " + trace + " --width 1e12 --out " + quoted(tmp / "f.png"), "--width"},
              {"export " + trace + " --head 5000 --out " + quoted(tmp / "f.png"), "--head"}}) {
