@@ -3,9 +3,9 @@
 # Layering.Includes, so the test command fails on a forbidden include):
 #   data/     includes only data/ (and no Qt, ImGui or LibTorch)
 #   kernels/  includes only kernels/ and data/common/ (the shared Result vocabulary)
-#   core/     never includes widgets/ or app/; no Qt or ImGui; LibTorch headers only in the
-#             model-running folders (models/, nn/, train/) and torch_pch.h: public headers
-#             name no LibTorch type
+#   core/     never includes widgets/ or app/; no Qt or ImGui; LibTorch in its .cpp files and,
+#             among headers, only in the model-running folders (models/, nn/, train/) and
+#             torch_pch.h, so the headers widgets/ and app/ use name no LibTorch type
 #   widgets/  never includes app/ or core's LibTorch internals (core/nn/, core/models/)
 #   widgets/, app/: no LibTorch include at all
 # Usage: scripts/check-layers.sh [root]      (default: the repository)
