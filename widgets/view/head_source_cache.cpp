@@ -1,7 +1,5 @@
 #include "widgets/view/head_source_cache.h"
 
-#include <fmt/format.h>
-
 namespace gatescope::widgets {
 
 HeadSourceCache::HeadSourceCache(std::shared_ptr<const data::TraceReader> reader, size_t capacity)
@@ -33,51 +31,14 @@ Result<std::shared_ptr<const HeadSource>> HeadSourceCache::get(int layer, int he
     if (auto hit = lookup()) return hit;
     std::lock_guard loading(m_loadMutex);
     if (auto hit = lookup()) return hit;  // loaded by another worker meanwhile
-    auto loaded = load(layer, head);
+    auto loaded = core::loadTraceHead(*m_reader, layer, head);
     if (!loaded) return loaded.error();
+    std::shared_ptr<const HeadSource> source = std::move(*loaded);
     std::lock_guard lock(m_mutex);
-    m_heads.push_front(*loaded);
+    m_heads.push_front(source);
     while (m_heads.size() > m_capacity)
         m_heads.pop_back();
-    return loaded;
-}
-
-Result<std::shared_ptr<const HeadSource>> HeadSourceCache::load(int layer, int head) {
-    const data::LayerInfo* info = m_reader->summary().layer(layer);
-    if (!info) {
-        return Error{ErrorKind::Missing,
-                     fmt::format("layer {} is not in the trace", layer),
-                     m_reader->path(),
-                     {}};
-    }
-    const core::MapSpec spec = core::mapSpecFromHeader(info->header);
-    auto out = std::make_shared<HeadSource>();
-    out->layer = layer;
-    out->head = head;
-    const int64_t n = m_reader->summary().nTokens;
-    out->factors.n = n;
-    for (const std::string& name : core::requiredFactors(spec)) {
-        const data::FactorInfo* f = info->factor(name);
-        if (!f) {
-            return Error{ErrorKind::Missing, "factor needed to recompute exact tiles is absent",
-                         m_reader->path(), data::schema::factorPath(layer, name)};
-        }
-        const int64_t stored = f->shape.empty() ? 1 : f->shape[0];
-        const int64_t heads = info->header.nHeads;
-        const int index = static_cast<int>(stored == heads ? head : head * stored / heads);
-        auto rows = m_reader->factor(layer, name, index, 0, n);
-        if (!rows) return rows.error();
-        const int64_t width = rows->shape.size() == 2 ? rows->shape[1] : 1;
-        out->factors.add(name, std::move(rows->values), width);
-    }
-    auto source = core::makeTileSource(spec, out->factors);
-    if (!source) {
-        Error e = source.error();
-        if (e.file.empty()) e.file = m_reader->path();
-        return e;
-    }
-    out->source = std::move(*source);
-    return std::shared_ptr<const HeadSource>(std::move(out));
+    return source;
 }
 
 }  // namespace gatescope::widgets

@@ -8,17 +8,14 @@
 #include <mutex>
 
 #include "core/maps/head_maps.h"
+#include "core/maps/trace_head.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::widgets {
 
-/// A head's factors and the TileSource over them (which points into `factors`). Immutable.
-struct HeadSource {
-    int layer = 0;
-    int head = 0;
-    core::HeadFactorSet factors;
-    std::unique_ptr<kernels::TileSource> source;
-};
+/// A head's factors and the TileSource over them, as core/maps loads them (the one door from a
+/// trace to map values). Immutable.
+using HeadSource = core::TraceHead;
 
 class HeadSourceCache {
 public:
@@ -33,8 +30,6 @@ public:
     static bool canRecompute(const data::LayerInfo& layer);
 
 private:
-    Result<std::shared_ptr<const HeadSource>> load(int layer, int head);
-
     std::shared_ptr<const data::TraceReader> m_reader;
     size_t m_capacity;
     std::mutex m_loadMutex;  // held while loading: one head loads at a time
