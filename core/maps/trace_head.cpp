@@ -1,10 +1,19 @@
 #include "core/maps/trace_head.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "data/trace/trace_schema.h"
 
 namespace gatescope::core {
+
+bool canRecomputeExactTiles(const data::LayerInfo& layer) {
+    const auto names = requiredFactors(mapSpecFromHeader(layer.header));
+    return !names.empty() && std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+        return layer.factor(name) != nullptr;
+    });
+}
 
 Result<std::unique_ptr<TraceHead>> loadTraceHead(const data::TraceReader& reader, int layer,
                                                  int head) {

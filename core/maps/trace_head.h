@@ -18,6 +18,10 @@ struct TraceHead {
     std::unique_ptr<kernels::TileSource> source;
 };
 
+/// Whether `layer` stores every factor its exact tiles are recomputed from (requiredFactors);
+/// false for a layer whose maps are only in its pyramids.
+bool canRecomputeExactTiles(const data::LayerInfo& layer);
+
 /// Reads head `head` (a query head) of layer `layer`: factors stored per kv or gate head are read
 /// from the head serving its group. Errors: Missing (layer or a required factor absent, naming
 /// the dataset), the reader's errors, makeTileSource's; file fields name the trace.

@@ -5,16 +5,6 @@ namespace gatescope::widgets {
 HeadSourceCache::HeadSourceCache(std::shared_ptr<const data::TraceReader> reader, size_t capacity)
     : m_reader(std::move(reader)), m_capacity(std::max<size_t>(1, capacity)) {}
 
-bool HeadSourceCache::canRecompute(const data::LayerInfo& layer) {
-    const core::MapSpec spec = core::mapSpecFromHeader(layer.header);
-    const auto names = core::requiredFactors(spec);
-    if (names.empty()) return false;
-    for (const auto& name : names) {
-        if (!layer.factor(name)) return false;
-    }
-    return true;
-}
-
 Result<std::shared_ptr<const HeadSource>> HeadSourceCache::get(int layer, int head) {
     auto lookup = [&]() -> std::shared_ptr<const HeadSource> {
         std::lock_guard lock(m_mutex);

@@ -26,9 +26,6 @@ public:
     /// reader's errors, makeTileSource's (Unsupported score kinds).
     Result<std::shared_ptr<const HeadSource>> get(int layer, int head);
 
-    /// Whether the layer stores every factor needed to recompute its tiles.
-    static bool canRecompute(const data::LayerInfo& layer);
-
 private:
     std::shared_ptr<const data::TraceReader> m_reader;
     size_t m_capacity;

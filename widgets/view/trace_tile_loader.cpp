@@ -12,7 +12,7 @@ TraceTileLoader::TraceTileLoader(std::shared_ptr<const data::TraceReader> reader
 bool TraceTileLoader::hasMap(int layer, MapView map) const {
     const data::LayerInfo* info = m_reader->summary().layer(layer);
     if (!info) return false;
-    const bool exact = HeadSourceCache::canRecompute(*info);
+    const bool exact = core::canRecomputeExactTiles(*info);
     const bool attention = info->pyramid("attention") || exact;
     const bool decay =
         info->pyramid("decay") || (exact && core::mapSpecFromHeader(info->header).hasDecay);
@@ -104,7 +104,7 @@ namespace gatescope::widgets {
 
 LevelRange levelRangeOf(const data::LayerInfo& layer, MapView map) {
     LevelRange range;
-    range.canRecompute = HeadSourceCache::canRecompute(layer);
+    range.canRecompute = core::canRecomputeExactTiles(layer);
     const data::PyramidInfo* p = layer.pyramid(map == MapView::Decay ? "decay" : "attention");
     if (map == MapView::Product && !layer.pyramid("decay")) p = nullptr;
     if (!p || p->levels.empty()) {
