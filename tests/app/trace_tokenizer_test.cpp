@@ -31,11 +31,16 @@ const std::filesystem::path kGsa = std::filesystem::path(GATESCOPE_FIXTURES_DIR)
 // A checkpoint folder with the fixture's config and weights, and a SentencePiece BPE model of
 // 500 pieces (Llama's settings) trained here; returns the model's path (empty when spm_train
 // fails, with its output in `log`).
-std::filesystem::path makeFolder(const test::TempDir& tmp, const std::filesystem::path& folder,
-                                 std::string* log) {
+/// The fixture's config and weights, copied into `folder` (no tokenizer yet).
+void copyGsaCheckpoint(const std::filesystem::path& folder) {
     std::filesystem::create_directories(folder);
     std::filesystem::copy_file(kGsa / "config.json", folder / "config.json");
     std::filesystem::copy_file(kGsa / "model.safetensors", folder / "model.safetensors");
+}
+
+std::filesystem::path makeFolder(const test::TempDir& tmp, const std::filesystem::path& folder,
+                                 std::string* log) {
+    copyGsaCheckpoint(folder);
     // Mostly Python sources: at 98% character coverage the rarer scripts fall back to bytes.
     std::string corpus = test::mixedText(400'000);
     for (int i = 0; i < 2; ++i)
@@ -72,13 +77,22 @@ TracedText traceText(const test::TempDir& tmp, const std::filesystem::path& fold
     return out;
 }
 
-TEST(TraceTokenizer, GsaFolderWithTokenizerModel) {
-    REQUIRE_GSA_AND_SPM();
+/// A GSA checkpoint folder in `folder` and a SentencePiece model trained for it (`model`);
+/// skips without the fixture or the SentencePiece tools.
+class TraceTokenizerFolder : public ::testing::Test {
+protected:
+    void SetUp() override {
+        REQUIRE_GSA_AND_SPM();
+        std::string log;
+        model = makeFolder(tmp, folder, &log);
+        ASSERT_FALSE(model.empty()) << log;
+    }
     test::TempDir tmp;
-    const auto folder = tmp / "gsa";
-    std::string log;
-    const auto model = makeFolder(tmp, folder, &log);
-    ASSERT_FALSE(model.empty()) << log;
+    const std::filesystem::path folder = tmp / "gsa";
+    std::filesystem::path model;
+};
+
+TEST_F(TraceTokenizerFolder, GsaFolderWithTokenizerModel) {
     std::filesystem::copy_file(model, folder / "tokenizer.model");
     // One line (spm_encode encodes line by line): several scripts, emoji, runs of spaces.
     std::string text = test::multiScriptSample();
@@ -98,13 +112,7 @@ TEST(TraceTokenizer, GsaFolderWithTokenizerModel) {
     EXPECT_EQ(manifest["tokenizer"]["adds_bos"], true);
 }
 
-TEST(TraceTokenizer, GsaFolderWithLlamaTokenizerJson) {
-    REQUIRE_GSA_AND_SPM();
-    test::TempDir tmp;
-    const auto folder = tmp / "gsa";
-    std::string log;
-    const auto model = makeFolder(tmp, folder, &log);
-    ASSERT_FALSE(model.empty()) << log;
+TEST_F(TraceTokenizerFolder, GsaFolderWithLlamaTokenizerJson) {
     const auto vocab = test::runCommand(
         "spm_export_vocab --model=" + test::shellQuote(model.string()) + " --output_format=vocab");
     std::ofstream(folder / "tokenizer.json")
@@ -124,6 +132,7 @@ TEST(TraceTokenizer, GsaFolderWithLlamaTokenizerJson) {
 
     const auto prefix = test::hfTransformersPrefix();
     if (prefix.empty()) GTEST_SKIP() << "ids not compared: transformers.js not installed";
+    std::string log;
     const auto reference = test::hfEncodeIds(prefix, folder, {tmp / "text.txt"}, &log);
     ASSERT_EQ(reference.size(), 1u) << log;
     EXPECT_EQ(ids, reference[0]);
@@ -133,9 +142,7 @@ TEST(TraceTokenizer, UnreadableTokenizerStillTakesTokenIds) {
     if (!std::filesystem::exists(kGsa / "config.json")) GTEST_SKIP() << "no GSA fixture";
     test::TempDir tmp;
     const auto folder = tmp / "gsa";
-    std::filesystem::create_directories(folder);
-    std::filesystem::copy_file(kGsa / "config.json", folder / "config.json");
-    std::filesystem::copy_file(kGsa / "model.safetensors", folder / "model.safetensors");
+    copyGsaCheckpoint(folder);
     std::ofstream(folder / "tokenizer.json")
         << R"({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}}})";
     std::ofstream(tmp / "text.txt") << "some text";

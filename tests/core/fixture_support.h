@@ -17,6 +17,14 @@ inline std::filesystem::path fixturesDir() {
     return GATESCOPE_FIXTURES_DIR;
 }
 
+/// A parameterized test's name for fixture `name` ("fox-pro" -> "fox_pro": GoogleTest allows only
+/// letters, digits and underscores).
+inline std::string fixtureCaseName(const ::testing::TestParamInfo<const char*>& info) {
+    std::string name = info.param;
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
 /// The fixture folder, or GTEST_SKIP()s with a message when ../shared/fixtures is absent.
 #define GATESCOPE_REQUIRE_FIXTURE(var, relative)                                     \
     const std::filesystem::path var = ::gatescope::test::fixturesDir() / (relative); \

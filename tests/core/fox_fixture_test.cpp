@@ -122,11 +122,7 @@ TEST_P(FoxFixture, Bfloat16LandsNearOfficialBf16Loss) {
 
 INSTANTIATE_TEST_SUITE_P(Official, FoxFixture,
                          ::testing::Values("fox-pro", "fox-llama", "transformer-pro-rope"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         test::fixtureCaseName);
 
 }  // namespace
 }  // namespace gatescope

@@ -83,11 +83,7 @@ TEST_P(FoxReference, ReproducesTheOfficialFloat32Outputs) {
 
 INSTANTIATE_TEST_SUITE_P(Official, FoxReference,
                          ::testing::Values("fox-pro", "fox-llama", "transformer-pro-rope"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         test::fixtureCaseName);
 
 }  // namespace
 }  // namespace gatescope

@@ -152,11 +152,7 @@ TEST_P(GatedFwaFixture, Bfloat16LandsNearOfficialBf16Loss) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GatedFwaOfficial, GatedFwaFixture,
-                         ::testing::Values("gatedfwa", "gatedfwa-noshift"), [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         ::testing::Values("gatedfwa", "gatedfwa-noshift"), test::fixtureCaseName);
 
 }  // namespace
 }  // namespace gatescope

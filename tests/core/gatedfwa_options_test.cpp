@@ -74,11 +74,7 @@ TEST_P(GatedFwaReference, ReproducesOfficialFixtureOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GatedFwaOfficial, GatedFwaReference,
-                         ::testing::Values("gatedfwa", "gatedfwa-noshift"), [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         ::testing::Values("gatedfwa", "gatedfwa-noshift"), test::fixtureCaseName);
 
 struct OptionCase {
     const char* name;

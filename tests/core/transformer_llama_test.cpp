@@ -84,21 +84,26 @@ struct BadCase {
     const char* object;
 };
 
-class ConfigAuditTransformer : public ::testing::TestWithParam<BadCase> {};
-
-TEST_P(ConfigAuditTransformer, RefusesNamingFileAndKey) {
-    const auto c = gqaWindow();
+/// Writes `c`'s config with the case's overrides and expects the load to fail with its kind,
+/// naming config.json and the key.
+void expectRefused(const RefConfig& c, const BadCase& bad) {
     auto config = test::fox::refConfigJson(c);
-    config.merge_patch(GetParam().overrides);
-    const auto dir = test::scratchDir("fox_ref", GetParam().name);
+    config.merge_patch(bad.overrides);
+    const auto dir = test::scratchDir("fox_ref", bad.name);
     test::writeCheckpoint(dir, config, test::fox::randomRefWeights(c, 3u));
     auto model = test::loadModelFrom(dir);
-    ASSERT_FALSE(model) << GetParam().name;
-    EXPECT_EQ(model.error().kind, GetParam().kind) << model.error().describe();
-    EXPECT_EQ(model.error().object, GetParam().object) << model.error().describe();
+    ASSERT_FALSE(model) << bad.name;
+    EXPECT_EQ(model.error().kind, bad.kind) << model.error().describe();
+    EXPECT_EQ(model.error().object, bad.object) << model.error().describe();
     EXPECT_NE(model.error().file.find("config.json"), std::string::npos)
         << model.error().describe();
     std::filesystem::remove_all(dir);
+}
+
+class ConfigAuditTransformer : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ConfigAuditTransformer, RefusesNamingFileAndKey) {
+    expectRefused(gqaWindow(), GetParam());
 }
 
 constexpr auto F = ErrorKind::Format;
@@ -125,15 +130,7 @@ class ConfigAuditFox : public ::testing::TestWithParam<BadCase> {};
 TEST_P(ConfigAuditFox, RefusesWhatTheOfficialCodeRefuses) {
     RefConfig c;
     c.outputGate = true;
-    auto config = test::fox::refConfigJson(c);
-    config.merge_patch(GetParam().overrides);
-    const auto dir = test::scratchDir("fox_ref", GetParam().name);
-    test::writeCheckpoint(dir, config, test::fox::randomRefWeights(c, 3u));
-    auto model = test::loadModelFrom(dir);
-    ASSERT_FALSE(model) << GetParam().name;
-    EXPECT_EQ(model.error().kind, GetParam().kind) << model.error().describe();
-    EXPECT_EQ(model.error().object, GetParam().object) << model.error().describe();
-    std::filesystem::remove_all(dir);
+    expectRefused(c, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(
