@@ -7,6 +7,7 @@
 
 #include "core/analysis/analysis_limits.h"
 #include "core/batch/output_paths.h"
+#include "core/batch/recipe_keys.h"
 #include "core/batch/recipe_toml.h"
 #include "core/trace/thread_limit.h"
 #include "data/common/bounded_json.h"
@@ -23,22 +24,6 @@ struct Reader {
     }
 };
 
-/// The first key of object `j` not in `known`, as an error naming it (prefix: "trace.", ...).
-Status rejectUnknownKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
-                         const std::string& prefix, const Reader& r) {
-    if (!j.is_object())
-        return r.error(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
-                       "expected an object");
-    for (const auto& [key, value] : j.items()) {
-        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-        std::string list;
-        for (auto k : known)
-            list += (list.empty() ? "" : ", ") + std::string(k);
-        return r.error(prefix + key, "unknown key (this recipe format knows " + list + ")");
-    }
-    return Ok{};
-}
-
 Result<InputKind> parseKind(const std::string& text, const Reader& r) {
     for (auto kind :
          {InputKind::Auto, InputKind::Text, InputKind::Ids, InputKind::Npy, InputKind::Safetensors})
@@ -50,7 +35,7 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     if (auto st = rejectUnknownKeys(t,
                                     {"device", "dtype", "threads", "layers", "pyramids", "factors",
                                      "values", "pyramid_side", "compression"},
-                                    "trace.", r);
+                                    "trace.", r.file);
         !st)
         return st;
     const std::string dtype = t.value("dtype", "float32");
@@ -98,6 +83,24 @@ Result<int64_t> analysisInteger(const nlohmann::json& a, const char* key, int64_
 
 }  // namespace
 
+Status rejectUnknownKeys(const nlohmann::json& j, std::initializer_list<std::string_view> known,
+                         const std::string& prefix, const std::filesystem::path& file) {
+    const auto error = [&](const std::string& key, const std::string& what) {
+        return Error{ErrorKind::Format, what, file.string(), key};
+    };
+    if (!j.is_object())
+        return error(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
+                     "expected an object");
+    for (const auto& [key, value] : j.items()) {
+        if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+        std::string list;
+        for (auto k : known)
+            list += (list.empty() ? "" : ", ") + std::string(k);
+        return error(prefix + key, "unknown key (this recipe format knows " + list + ")");
+    }
+    return Ok{};
+}
+
 Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
     BatchRecipe recipe;
     recipe.file = std::filesystem::absolute(file);
@@ -114,7 +117,7 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
     if (auto st = rejectUnknownKeys(j,
                                     {"output", "checkpoints", "inputs", "max_tokens",
                                      "token_budget", "trace", "devices", "analyses", "figures"},
-                                    "", r);
+                                    "", r.file);
         !st)
         return st.error();
     try {
@@ -123,7 +126,7 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         std::set<std::string> names;
         for (const auto& c : j.value("checkpoints", nlohmann::json::array())) {
             if (c.is_object())
-                if (auto st = rejectUnknownKeys(c, {"name", "path"}, "checkpoints.", r); !st)
+                if (auto st = rejectUnknownKeys(c, {"name", "path"}, "checkpoints.", r.file); !st)
                     return st.error();
             RecipeCheckpoint cp;
             cp.path =
@@ -145,7 +148,7 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         }
         for (const auto& i : j.value("inputs", nlohmann::json::array())) {
             if (i.is_object())
-                if (auto st = rejectUnknownKeys(i, {"path", "kind"}, "inputs.", r); !st)
+                if (auto st = rejectUnknownKeys(i, {"path", "kind"}, "inputs.", r.file); !st)
                     return st.error();
             RecipeInput input;
             input.path =
@@ -175,7 +178,7 @@ Result<BatchRecipe> readRecipe(const std::filesystem::path& file) {
         if (auto st = rejectUnknownKeys(
                 a,
                 {"loss", "gates", "attention", "bin_width", "bins_per_octave", "smoothing_window"},
-                "analyses.", r);
+                "analyses.", r.file);
             !st)
             return st.error();
         recipe.analyses.loss = a.value("loss", true);

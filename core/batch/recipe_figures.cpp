@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "core/batch/recipe_keys.h"
 #include "core/input/list_syntax.h"
 
 namespace gatescope::core {
@@ -30,11 +31,10 @@ Result<std::vector<BatchFigure>> parseRecipeFigures(const nlohmann::json& figure
     for (const auto& f : figures) {
         if (!f.is_object() || !f.contains("figure") || !f["figure"].is_string())
             return error("figure", "each figure is an object with a \"figure\" kind");
-        for (const auto& [key, value] : f.items())
-            if (!oneOf(key, {"figure", "layer", "head", "map", "range", "format", "dpi"}))
-                return error(key,
-                             "unknown key (a figure knows figure, layer, head, map, range, "
-                             "format, dpi)");
+        if (auto st = rejectUnknownKeys(
+                f, {"figure", "layer", "head", "map", "range", "format", "dpi"}, "figures.", file);
+            !st)
+            return st.error();
         for (const char* key : {"layer", "head", "dpi"})
             if (f.contains(key) && !f[key].is_number_integer()) return error(key, "an integer");
         for (const char* key : {"map", "range", "format"})
