@@ -19,9 +19,9 @@
 
 #include <fmt/core.h>
 
-#include "core/diagnostics/matmul_probe.h"
+#include "engine/diagnostics/matmul_probe.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "core/trace/trace_job.h"
+#include "engine/trace/trace_job.h"
 
 namespace {
 

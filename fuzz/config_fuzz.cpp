@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/models/fox/fox_config.h"
-#include "core/models/gatedfwa/gatedfwa_config.h"
-#include "core/models/gsa/gsa_config.h"
-#include "core/models/power/power_config.h"
-#include "core/models/wall/wall_config.h"
-#include "core/nn/model_error.h"
+#include "engine/models/fox/fox_config.h"
+#include "engine/models/gatedfwa/gatedfwa_config.h"
+#include "engine/models/gsa/gsa_config.h"
+#include "engine/models/power/power_config.h"
+#include "engine/models/wall/wall_config.h"
+#include "engine/nn/model_error.h"
 #include "data/common/bounded_json.h"
 
 namespace {

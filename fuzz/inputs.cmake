@@ -11,10 +11,10 @@ set(_inputs_sources
     core/batch/batch_recipe.cpp core/batch/recipe_toml.cpp core/batch/toml_prescan.cpp
     core/batch/output_paths.cpp
     core/trace/thread_limit.cpp core/trace/memory_budget.cpp
-    core/nn/config_reader.cpp
-    core/models/fox/fox_config.cpp core/models/gatedfwa/gatedfwa_config.cpp
-    core/models/gsa/gsa_config.cpp core/models/power/power_config.cpp
-    core/models/wall/wall_config.cpp)
+    engine/nn/config_reader.cpp
+    engine/models/fox/fox_config.cpp engine/models/gatedfwa/gatedfwa_config.cpp
+    engine/models/gsa/gsa_config.cpp engine/models/power/power_config.cpp
+    engine/models/wall/wall_config.cpp)
 file(GLOB _tokenizer_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/core/tokenizer/*.cpp)
 list(TRANSFORM _inputs_sources PREPEND ${CMAKE_SOURCE_DIR}/)
 add_library(gatescope_fuzz_inputs STATIC ${_inputs_sources} ${_tokenizer_sources})

@@ -6,7 +6,7 @@
 #   core/     never includes widgets/ or app/; no Qt or ImGui; LibTorch in its .cpp files and,
 #             among headers, only in the model-running folders (models/, nn/, train/) and
 #             torch_pch.h, so the headers widgets/ and app/ use name no LibTorch type
-#   widgets/  never includes app/ or core's LibTorch internals (core/nn/, core/models/)
+#   widgets/  never includes app/ or core's LibTorch internals (engine/nn/, engine/models/)
 #   widgets/, app/: no LibTorch include at all
 # Usage: scripts/check-layers.sh [root]      (default: the repository)
 #        scripts/check-layers.sh --self-test (plants one violation per rule, expects each found)
@@ -37,7 +37,7 @@ check() {
     forbid core "widgets/|app/|$qt" "core/ is UI-free"
     forbid core "$torch" "LibTorch headers belong to core's model-running folders" \
         '^core/(models|nn|train)/|^core/torch_pch\.h:|^core/[a-z_/]+\.cpp:'
-    forbid widgets "app/|core/nn/|core/models/|$torch" "widgets/ is a client of core's public API"
+    forbid widgets "app/|engine/nn/|engine/models/|$torch" "widgets/ is a client of core's public API"
     forbid app "$torch" "app/ reaches LibTorch only through core"
     return $found
 }
@@ -52,8 +52,8 @@ self_test() {
     echo '#include "data/common/result.h"' >"$tmp/kernels/cpu/ok.h"
     echo '#include <QWidget>' >"$tmp/core/maps/c.cpp"
     echo '#include <torch/torch.h>' >"$tmp/core/maps/d.h"
-    echo '#include <torch/torch.h>' >"$tmp/core/models/ok.h"
-    echo '#include "core/nn/linear.h"' >"$tmp/widgets/view/e.cpp"
+    echo '#include <torch/torch.h>' >"$tmp/engine/models/ok.h"
+    echo '#include "engine/nn/linear.h"' >"$tmp/widgets/view/e.cpp"
     echo '  #  include <ATen/ATen.h>' >"$tmp/app/cli/f.cpp"
     local out
     out=$(check "$tmp")
@@ -63,7 +63,7 @@ self_test() {
         widgets/view/e.cpp app/cli/f.cpp; do
         grep -q "^layering: $file:" <<<"$out" || { echo "self-test: $file not reported"; missing=1; }
     done
-    for file in kernels/cpu/ok.h core/models/ok.h; do
+    for file in kernels/cpu/ok.h engine/models/ok.h; do
         grep -q "^layering: $file:" <<<"$out" && { echo "self-test: $file reported"; missing=1; }
     done
     [[ $status -eq 1 && $missing -eq 0 ]] || { echo "$out"; echo "self-test: FAILED"; exit 1; }

@@ -2,7 +2,7 @@
 # On the GPU machine (its PyTorch LibTorch links oneMKL): traces one fixture on the CPU in RUNS
 # fresh processes and checks that every trace stores the same numbers, bit for bit. The CPU
 # trace is the reference the GPU traces are tested against, so it must not vary between runs;
-# oneMKL 2024.2's first-call VML race did make it vary (core/nn/cpu_math.h). Needs python3 with
+# oneMKL 2024.2's first-call VML race did make it vary (engine/nn/cpu_math.h). Needs python3 with
 # h5py and numpy (DEVICE.md). Exits 1 if any run differs or fails.
 # Usage: scripts/cpu-trace-determinism.sh BUILD [FIXTURE] [RUNS]
 #   BUILD: a headless build with the CLI (scripts/gpu-test.sh makes one);

@@ -5,7 +5,7 @@
 #            kernels build, tests/cuda/CMakeLists.txt).
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens
-#            (tests/core/gpu_trace_bench_test.cpp, in the headless build of scripts/gpu-test.sh).
+#            (tests/engine/gpu_trace_bench_test.cpp, in the headless build of scripts/gpu-test.sh).
 #   gsa:     `gatescope trace` of the gsa/gsa fixture model on 16k and 64k random ids, CUDA against
 #            the CPU, with and without pyramids and compression (builds the CLI if missing).
 # Usage: scripts/gpu-bench.sh [build-dir] [max-n] [kernels|trace|gsa|all]   (results under $OUT)
@@ -30,7 +30,7 @@ if [[ $what == kernels || $what == all ]]; then
         --max-n "$maxn" --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
 fi
 if [[ $what == trace || $what == all ]]; then
-    core=$build/tests/core_tests
+    core=$build/tests/engine_tests
     [[ -x $core ]] || { echo "build $build first (scripts/gpu-test.sh $build)"; exit 1; }
     for n in 16384 65536; do
         echo "== $(date -u +%FT%TZ) trace overhead, FoX Pro 760M-size, N = $n"

@@ -13,7 +13,7 @@ fixtures=${3:-}
 export PATH=/usr/local/cuda/bin:$PATH TORCH_CUDA_ARCH_LIST=9.0
 # /opt/gcc's g++ (first on PATH there) links its libstdc++ statically, while PyTorch's LibTorch
 # uses the system's shared libstdc++.so.6: two C++ runtimes in one process made every thrown
-# exception (and so most core_tests) crash. Linking the shared one first makes it the only one.
+# exception (and so most engine_tests) crash. Linking the shared one first makes it the only one.
 stdcxx=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/{print $NF; exit}')
 if [[ -n $stdcxx && -f $build/build.ninja ]] && ! grep -q "$stdcxx" "$build/CMakeCache.txt"; then
     rm -f "$build/build.ninja"  # configured before this fix: configure again (a relink only)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine (see ../shared/design/DEVICE.md): configures the headless project (no GUI)
-# against the machine's PyTorch LibTorch (CUDA), builds the CLI, core_tests and the CUDA kernel
+# against the machine's PyTorch LibTorch (CUDA), builds the CLI, engine_tests and the CUDA kernel
 # tests, then runs:
 #   1. kernels_cuda_tests: each CUDA kernel against the CPU path;
-#   2. core_tests GPU cases: `trace --device cuda` against the CPU trace of the same input (the
+#   2. engine_tests GPU cases: `trace --device cuda` against the CPU trace of the same input (the
 #      fixtures and random FoX/Transformer checkpoints), then every other core test (CPU path);
 #   3. the CLI end to end: `gatescope trace --device cuda` on fox/fox-pro, then `gatescope info`;
 #   4. compute-sanitizer: memcheck on all kernel tests, racecheck/synccheck/initcheck on the small
@@ -25,16 +25,16 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader ||
 
 scripts/gpu-configure.sh "$build" "$logs" "$fixtures" || exit 1
 start=$(date +%s)
-ninja -C "$build" -j"$(nproc)" core_tests kernels_cuda_tests >"$logs/build.log" 2>&1 ||
+ninja -C "$build" -j"$(nproc)" engine_tests kernels_cuda_tests >"$logs/build.log" 2>&1 ||
     { grep -E "error|FAILED" -A3 "$logs/build.log" | head -80; exit 1; }
-echo "== built core_tests and kernels_cuda_tests in $(($(date +%s) - start)) s;" \
+echo "== built engine_tests and kernels_cuda_tests in $(($(date +%s) - start)) s;" \
     "$(grep -m1 CMAKE_CXX_COMPILER: "$build/CMakeCache.txt" | cut -d= -f2);" \
-    "libstdc++ NEEDED by core_tests: $(readelf -d "$build/tests/core_tests" | grep -c 'libstdc++')"
+    "libstdc++ NEEDED by engine_tests: $(readelf -d "$build/tests/engine_tests" | grep -c 'libstdc++')"
 status=0 suites=0 teardown=0
 ninja -C "$build" -j"$(nproc)" gatescope >"$logs/build-cli.log" 2>&1 ||
     { grep -E "error|FAILED" -A3 "$logs/build-cli.log" | head -40; status=1; }
 tests=$build/tests/kernels_cuda_tests
-core=$build/tests/core_tests
+core=$build/tests/engine_tests
 echo "== kernels_cuda_tests"
 "$tests" 2>&1 | tee "$logs/tests.log" | grep -E "^\[(forward|tiles|pyramid)|FAILED|PASSED|SKIPPED|Failure|Expected|Which is|worst" || true
 grep -q "\[  PASSED  \]" "$logs/tests.log" && ! grep -q "\[  FAILED  \]" "$logs/tests.log" || status=1
@@ -66,13 +66,13 @@ listCases() {
         '/^Running main/{next} /^[^ ]/{suite=$1; if (whole) print suite "*"} /^  / && !whole {print suite $1}'
 }
 
-echo "== core_tests: GPU traces against CPU traces (fixtures: $fixtures)"
+echo "== engine_tests: GPU traces against CPU traces (fixtures: $fixtures)"
 : >"$logs/gpu-trace.log"
 for t in $(listCases '*GpuFixtureTrace*:*GpuRandomFoxTrace*:GpuWallTrace.*:GpuTrace.*' ""); do
     runCase "$t" "$logs/gpu-trace.log" || status=1
 done
 if [[ ${GATESCOPE_GPU_CPU_TESTS:-1} != 0 ]]; then
-    echo "== core_tests: everything else (CPU path), one process per suite"
+    echo "== engine_tests: everything else (CPU path), one process per suite"
     : >"$logs/core-tests.log"
     for t in $(listCases '-*Gpu*' 1); do
         runCase "$t" "$logs/core-tests.log" >"$logs/suite.out" || { status=1; cat "$logs/suite.out"; }

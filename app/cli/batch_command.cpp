@@ -16,7 +16,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/mpi_session.h"
 #include "app/cli/report.h"
-#include "core/batch/batch_runner.h"
+#include "engine/jobs/batch_runner.h"
 #include "core/batch/launch_environment.h"
 #include "core/model/model.h"
 

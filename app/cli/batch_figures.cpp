@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "core/batch/batch_runner.h"
+#include "engine/jobs/batch_runner.h"
 #include "core/batch/output_paths.h"
 
 #ifdef GATESCOPE_WITH_GUI

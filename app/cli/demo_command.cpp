@@ -15,7 +15,7 @@
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
 #include "core/analysis/compare.h"
-#include "core/trace/trace_job.h"
+#include "engine/trace/trace_job.h"
 #include "data/common/atomic_file.h"
 
 namespace gatescope::app {

@@ -8,7 +8,7 @@
 #include "app/cli/report.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
-#include "core/trace/trace_job.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
 

@@ -1,4 +1,4 @@
-// `gatescope train`: trains a small byte-level model of any architecture (core/train/trainer.h)
+// `gatescope train`: trains a small byte-level model of any architecture (engine/train/trainer.h)
 // on text files and the pass-key task, writing a checkpoint the other subcommands open.
 #include <cmath>
 
@@ -11,7 +11,7 @@
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
 #include "core/trace/thread_limit.h"
-#include "core/train/trainer.h"
+#include "engine/train/trainer.h"
 
 namespace gatescope::app {
 

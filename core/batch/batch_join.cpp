@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/batch/batch_runner.h"
+#include "engine/jobs/batch_runner.h"
 #include "core/batch/output_paths.h"
 #include "data/common/atomic_file.h"
 #include "data/index/loss_index.h"

@@ -11,7 +11,7 @@
 #include "core/analysis/stats_report.h"
 #include "core/batch/recipe_figures.h"
 #include "core/input/input.h"
-#include "core/trace/trace_job.h"
+#include "engine/trace/trace_job.h"
 #include "data/common/result.h"
 
 namespace gatescope::core {

@@ -1,5 +1,5 @@
 // The model zoo's public face: load a checkpoint by model_type and run an instrumented forward.
-// No LibTorch types: implementations live behind this interface in core/models/.
+// No LibTorch types: implementations live behind this interface in engine/models/.
 #pragma once
 
 #include <cstdint>
@@ -87,7 +87,7 @@ public:
                                           const RunOptions& options, Probe* probe) = 0;
 };
 
-/// Picks the implementation by the checkpoint's model_type (see core/models/registry.cpp).
+/// Picks the implementation by the checkpoint's model_type (see engine/models/registry.cpp).
 /// Errors: unknown model_type (names it and lists the known ones), missing/unexpected tensors,
 /// wrong shapes or dtypes, config options that change the math and are not supported.
 Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> checkpoint);

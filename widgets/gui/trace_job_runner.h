@@ -9,7 +9,7 @@
 #include <QObject>
 #include <QString>
 
-#include "core/trace/trace_job.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::widgets {
 

@@ -1,0 +1,199 @@
+#include "engine/trace/layer_recorder.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "kernels/cpu/pyramid_builder.h"
+
+namespace gatescope::core {
+
+namespace {
+
+data::LayerHeader headerOf(const LayerAttention& a) {
+    data::LayerHeader h;
+    h.nHeads = a.heads;
+    h.nKvHeads = a.kvHeads;
+    h.headDim = a.headDim;
+    h.valueDim = a.valueDim;
+    h.nChannels = a.channels;
+    h.scoreKind = a.scoreKind;
+    h.extras = a.extras;
+    h.extras["scale"] = a.scale;
+    h.extras["window"] = a.window;
+    h.extras["has_decay"] = a.hasDecay;
+    return h;
+}
+
+/// bfloat16 bits to float32 (exact: bf16 is the upper half of a float32).
+void widenBf16(const std::byte* src, int64_t count, std::vector<float>& out) {
+    out.resize(static_cast<std::size_t>(count));
+    const auto* bits = reinterpret_cast<const uint16_t*>(src);
+    for (int64_t i = 0; i < count; ++i) {
+        const uint32_t word = uint32_t{bits[i]} << 16;
+        std::memcpy(&out[static_cast<std::size_t>(i)], &word, 4);
+    }
+}
+
+}  // namespace
+
+LayerRecorder::LayerRecorder(data::TraceWriter& writer, const TraceRequest& request,
+                             const std::atomic<bool>* cancel,
+                             std::function<void(int, double)> onLayerDone)
+    : m_writer(writer),
+      m_request(request),
+      m_cancel(cancel),
+      m_onLayerDone(std::move(onLayerDone)),
+      m_layers(request.layers.begin(), request.layers.end()) {}
+
+LayerRecorder::~LayerRecorder() {
+    if (m_pipeline) m_pipeline->abandon();
+}
+
+std::optional<Error> LayerRecorder::failure() const {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_failure) return m_failure;
+    }
+    return m_pipeline ? m_pipeline->failure() : std::nullopt;
+}
+
+void LayerRecorder::setFailure(Error error) {
+    std::lock_guard lock(m_mutex);
+    if (!m_failure) m_failure = std::move(error);
+}
+
+bool LayerRecorder::wantsLayer(int layer) const {
+    return !failure() && (m_layers.empty() || m_layers.count(layer));
+}
+
+bool LayerRecorder::wantsFactor(std::string_view name) const {
+    // v is only stored (no tile source reads it); the others also feed the pyramids.
+    if (name == "v") return m_request.storeFactors && m_request.storeValues;
+    return m_request.storeFactors || m_request.storePyramids;
+}
+
+bool LayerRecorder::takesDeviceArrays() const {
+#ifdef GATESCOPE_HAS_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+void LayerRecorder::onLayer(LayerRecord&& rec) {
+    if (failure()) return;
+    if (rec.deviceFactors && !rec.deviceFactors->arrays.empty()) {
+        if (!m_pipeline) {
+            m_pipeline = std::make_unique<DevicePipeline>(
+                [this](const StagedLayer& staged) { return writeStaged(staged); }, m_request);
+        }
+        if (auto st = m_pipeline->submit(rec, rec.deviceFactors->n); !st) {
+            setFailure(st.error());
+            return;
+        }
+        if (m_onLayerDone) m_onLayerDone(rec.layer, 1.0);
+        return;
+    }
+    // Host records: the writer must be ours alone again.
+    if (m_pipeline) {
+        if (auto st = m_pipeline->drain(); !st) {
+            setFailure(st.error());
+            return;
+        }
+    }
+    if (auto status = record(rec); !status) {
+        setFailure(status.error());
+        return;
+    }
+    ++m_recorded;
+    if (m_onLayerDone) m_onLayerDone(rec.layer, 1.0);
+}
+
+Status LayerRecorder::finish() {
+    if (m_pipeline) {
+        if (auto st = m_pipeline->drain(); !st) setFailure(st.error());
+    }
+    if (auto f = failure()) return *f;
+    return Ok{};
+}
+
+Status LayerRecorder::record(LayerRecord& rec) {
+    if (m_discard) return Ok{};
+    if (auto st = m_writer.writeLayer(rec.layer, headerOf(rec.attention)); !st) return st;
+    if (!rec.logRetention.data.empty()) {
+        const auto& g = rec.logRetention;
+        auto st = m_writer.writeGates(rec.layer, g.data.data(), static_cast<int>(g.dim(0)),
+                                      g.dim(1), static_cast<int>(g.dim(2)));
+        if (!st) return st;
+    }
+    if (m_request.storeFactors) {
+        for (const auto& [name, array] : rec.factors) {
+            if (name == "v" && !m_request.storeValues) continue;
+            auto st = m_writer.writeFactor(rec.layer, name, array.data.data(), array.shape);
+            if (!st) return st;
+        }
+    }
+    if (m_request.storePyramids) return writePyramids(rec);
+    return Ok{};
+}
+
+Status LayerRecorder::writeStaged(const StagedLayer& s) {
+    if (m_cancel && m_cancel->load()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+    if (m_discard) {
+        ++m_recorded;
+        return Ok{};
+    }
+    if (auto st = m_writer.writeLayer(s.layer, headerOf(s.attention)); !st) return st;
+    for (const auto& a : s.arrays) {
+        int64_t count = 1;
+        for (int64_t d : a.shape)
+            count *= d;
+        const float* data = reinterpret_cast<const float*>(s.host + a.offset);
+        if (a.bf16) {
+            widenBf16(s.host + a.offset, count, m_widened);
+            data = m_widened.data();
+        }
+        Status st = Ok{};
+        if (a.name == "log_retention") {
+            if (a.shape.size() != 3)
+                return Error{ErrorKind::Internal, "gates of rank other than 3", {}, {}};
+            st = m_writer.writeGates(s.layer, data, static_cast<int>(a.shape[0]), a.shape[1],
+                                     static_cast<int>(a.shape[2]));
+        } else {
+            st = m_writer.writeFactor(s.layer, a.name, data, a.shape);
+        }
+        if (!st) return st;
+    }
+    data::PyramidLevels levels;
+    levels.finest = s.finestLevel;
+    levels.coarsest = s.coarsestLevel;
+    const int64_t n = m_writer.nTokens();
+    const int heads = s.attention.heads;
+    for (const auto& p : s.pyramids) {
+        auto st = m_writer.createPyramid(s.layer, kernels::toString(p.kind), levels, heads);
+        if (!st) return st;
+    }
+    std::set<int> wanted(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
+    for (int head = 0; head < heads; ++head) {
+        if (!wanted.empty() && !wanted.count(head)) continue;
+        for (const auto& p : s.pyramids) {
+            const std::string map = kernels::toString(p.kind);
+            for (int i = 0; i < levels.count(); ++i) {
+                const int level = levels.finest + i;
+                const int64_t side = data::levelSide(n, level);
+                for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
+                    const auto offset = (pool == data::Pool::Max ? p.maxOffsets : p.meanOffsets)[i];
+                    const float* src = reinterpret_cast<const float*>(s.host + offset) +
+                                       int64_t{head} * side * side;
+                    auto st = m_writer.writePyramidLevel(s.layer, map, pool, level, head, src);
+                    if (!st) return st;
+                }
+            }
+        }
+    }
+    ++m_recorded;
+    return Ok{};
+}
+
+}  // namespace gatescope::core

@@ -1,0 +1,197 @@
+// Benchmark, not a test: runs only when GATESCOPE_GPU_BENCH_TOKENS is set (scripts/gpu-bench.sh
+// sets it on the GPU machine); skipped everywhere else. A 760M-size FoX Pro (random weights:
+// 24 layers, d_model 1536, 24 heads of 64, GPT-2 vocabulary, hidden ratio 3.5) in bf16 on CUDA:
+//   plain      forward, no probe
+//   records    forward + a probe receiving every layer's gates and factors as host arrays
+//              (the synchronous copies of the Probe API's default; not the trace's path)
+//   landed     forward + the trace's LayerRecorder with nothing written: gates, factors
+//              (q, k, lse, c) and GPU pyramids computed and copied into host memory (issue 5's
+//              "instrumented forward")
+//   landed-f, landed-p   its parts (16k only): gates and factors only; gates and pyramids only
+//   pyramids   forward + LayerRecorder: gates and GPU pyramids written, no factors
+//   full       forward + LayerRecorder: gates, factors and pyramids written (the whole job's
+//              forward and HDF5 writing, up to the writer's commit)
+// (writer compression none; the file is on local disk). Peak device memory is polled with
+// cudaMemGetInfo every millisecond (CUDA context, fp32 + bf16 weights and LibTorch's cache
+// included). GATESCOPE_GPU_BENCH_MODEL names the folder of the random checkpoint (default
+// /tmp/gatescope-gpu-bench/fox-pro-760m-random; written when absent).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/checkpoint/checkpoint.h"
+#include "core/model/model.h"
+#include "core/sample/random_fox_checkpoint.h"
+#include "engine/trace/layer_recorder.h"
+#include "data/trace/pyramid_geometry.h"
+#include "data/trace/trace_writer.h"
+#ifdef GATESCOPE_HAS_CUDA
+#include "kernels/cuda/attention_cuda.h"
+#endif
+
+namespace gatescope {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+class DiscardingProbe final : public core::Probe {
+public:
+    void onLayer(core::LayerRecord&& record) override { ++layers; }
+    int layers = 0;
+};
+
+/// Polls device memory in use on a thread; peak() in bytes.
+class MemoryPoller {
+public:
+    MemoryPoller() {
+        m_thread = std::thread([this] {
+            while (!m_stop.load()) {
+                sample();
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        });
+    }
+    ~MemoryPoller() { stop(); }
+    void stop() {
+        if (m_thread.joinable()) {
+            m_stop = true;
+            m_thread.join();
+        }
+        sample();
+    }
+    int64_t peak() const { return m_peak.load(); }
+
+private:
+    void sample() {
+#ifdef GATESCOPE_HAS_CUDA
+        const int64_t used = kernels::cuda::deviceMemoryUsed();
+        int64_t seen = m_peak.load();
+        while (used > seen && !m_peak.compare_exchange_weak(seen, used)) {
+        }
+#endif
+    }
+    std::atomic<bool> m_stop{false};
+    std::atomic<int64_t> m_peak{0};
+    std::thread m_thread;
+};
+
+double seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
+    const char* tokensEnv = std::getenv("GATESCOPE_GPU_BENCH_TOKENS");
+    if (!tokensEnv) GTEST_SKIP() << "benchmark: set GATESCOPE_GPU_BENCH_TOKENS (GPU machine)";
+    auto device = core::checkDevice("cuda");
+    ASSERT_TRUE(device) << device.error().describe();
+    const int64_t n = std::atoll(tokensEnv);
+    const char* modelEnv = std::getenv("GATESCOPE_GPU_BENCH_MODEL");
+    const fs::path model = modelEnv ? modelEnv : "/tmp/gatescope-gpu-bench/fox-pro-760m-random";
+    const fs::path work = model.parent_path();
+    fs::create_directories(work);
+    auto t0 = Clock::now();
+    if (!fs::exists(model / "model.safetensors")) {
+        core::RandomFoxSpec spec{24, 1536, 24, 50257, true, true, 3.5, 7};
+        ASSERT_TRUE(core::writeRandomFoxCheckpoint(model, spec));
+        std::printf("[gpu-bench] wrote the random checkpoint in %.1f s\n", seconds(t0));
+    }
+    auto checkpoint = core::Checkpoint::open(model);
+    ASSERT_TRUE(checkpoint);
+    auto loaded = core::loadModel(*checkpoint);
+    ASSERT_TRUE(loaded) << loaded.error().describe();
+    core::Model& m = **loaded;
+    std::vector<int32_t> ids(n);
+    std::mt19937 rng(11);
+    for (auto& id : ids)
+        id = static_cast<int32_t>(rng() % 50257);
+
+    core::RunOptions run;
+    run.device = "cuda";
+    run.dtype = core::ComputeDType::BFloat16;
+    std::printf("[gpu-bench] %s, FoX Pro 760M-size (random), bf16, N = %lld\n", device->c_str(),
+                static_cast<long long>(n));
+    // Warm-up: weights move to the GPU, cuBLAS and the allocator settle.
+    {
+        auto warm = m.forward(ids, {}, run, nullptr);
+        ASSERT_TRUE(warm) << warm.error().describe();
+        std::printf("[gpu-bench] attention path %s\n", warm->attentionPath.c_str());
+    }
+    auto timeIt = [&](const char* what, auto&& body) {
+        MemoryPoller poller;
+        const auto start = Clock::now();
+        body();
+        const double s = seconds(start);
+        poller.stop();
+        std::printf("[gpu-bench] %-9s %8.3f s   peak device memory in use %6.2f GiB\n", what, s,
+                    poller.peak() / double(1 << 30));
+        return s;
+    };
+    const int repeats = n <= 16384 ? 3 : 1;
+    auto median = [&](const char* what, auto&& body) {
+        std::vector<double> times;
+        for (int r = 0; r < repeats; ++r)
+            times.push_back(timeIt(what, body));
+        std::sort(times.begin(), times.end());
+        return times[times.size() / 2];
+    };
+    const double plain = median("plain", [&] { ASSERT_TRUE(m.forward(ids, {}, run, nullptr)); });
+    DiscardingProbe probe;
+    double records = 0;  // the old synchronous path, for comparison; 16k only (21.5 s at 64k)
+    if (n <= 16384)
+        records = median("records", [&] { ASSERT_TRUE(m.forward(ids, {}, run, &probe)); });
+
+    auto traced = [&](bool factors, bool write, bool pyramids = true) {
+        core::TraceRequest request;
+        request.storeFactors = factors;
+        request.storePyramids = pyramids;
+        request.writer.compression = data::Compression::None;
+        const fs::path out = work / "bench.h5";
+        auto writer = data::TraceWriter::create(out, request.writer);
+        ASSERT_TRUE(writer) << writer.error().describe();
+        data::TokenTable table;
+        table.ids = ids;
+        table.text.assign(ids.size(), "");
+        for (int64_t i = 0; i < n; ++i)
+            table.byteOffsets.push_back({i, i});
+        ASSERT_TRUE((*writer)->writeTokens(table));
+        core::LayerRecorder recorder(**writer, request, nullptr, {});
+        recorder.setDiscardOutput(!write);
+        auto result = m.forward(ids, {}, run, &recorder);
+        auto finished = recorder.finish();
+        ASSERT_TRUE(finished) << finished.error().describe();
+        ASSERT_TRUE(result) << result.error().describe();
+        ASSERT_EQ(recorder.layersRecorded(), 24);
+    };
+    // Untimed, as the plain forward's warm-up above: the first traced job allocates the page-locked
+    // host buffers that later jobs reuse.
+    traced(true, false);
+    const double landed = median("landed", [&] { traced(true, false); });
+    if (n <= 16384) {  // the parts of "landed": gates + factors copied; gates + pyramids
+        median("landed-f", [&] { traced(true, false, false); });
+        median("landed-p", [&] { traced(false, false); });
+    }
+    const double pyramids = timeIt("pyramids", [&] { traced(false, true); });
+    double full = 0;
+    if (n <= 16384) full = timeIt("full", [&] { traced(true, true); });
+    const auto levels = data::defaultPyramidLevels(n, 1024);
+    std::printf(
+        "[gpu-bench] N=%lld plain %.3f s | records %.3f s (%.2fx) | (a) landed in host memory "
+        "%.3f s (%.2fx) | pyramids levels %d-%d written %.3f s (%.2fx) | (b) full job written "
+        "%.3f s (%.2fx)\n",
+        static_cast<long long>(n), plain, records, records / plain, landed, landed / plain,
+        levels.finest, levels.coarsest, pyramids, pyramids / plain, full, full / plain);
+    std::error_code ec;
+    fs::remove(work / "bench.h5", ec);
+}
+
+}  // namespace
+}  // namespace gatescope
