@@ -19,8 +19,8 @@
 
 #include <fmt/core.h>
 
-#include "engine/diagnostics/matmul_probe.h"
 #include "core/sample/random_fox_checkpoint.h"
+#include "engine/diagnostics/matmul_probe.h"
 #include "engine/trace/trace_job.h"
 
 namespace {

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "data/common/bounded_json.h"
 #include "engine/models/fox/fox_config.h"
 #include "engine/models/gatedfwa/gatedfwa_config.h"
 #include "engine/models/gsa/gsa_config.h"
 #include "engine/models/power/power_config.h"
 #include "engine/models/wall/wall_config.h"
 #include "engine/nn/model_error.h"
-#include "data/common/bounded_json.h"
 
 namespace {
 

@@ -3,11 +3,13 @@
 # Layering.Includes, so the test command fails on a forbidden include):
 #   data/     includes only data/ (and no Qt, ImGui or LibTorch)
 #   kernels/  includes only kernels/ and data/common/ (the shared Result vocabulary)
-#   core/     never includes widgets/ or app/; no Qt or ImGui; LibTorch in its .cpp files and,
-#             among headers, only in the model-running folders (models/, nn/, train/) and
-#             torch_pch.h, so the headers widgets/ and app/ use name no LibTorch type
-#   widgets/  never includes app/ or core's LibTorch internals (engine/nn/, engine/models/)
+#   core/     never includes engine/, widgets/ or app/; no Qt, ImGui or LibTorch
+#   engine/   never includes widgets/ or app/; no Qt or ImGui; LibTorch in its .cpp files and,
+#             among headers, only in the model internals (models/, nn/, train/) and torch_pch.h,
+#             so the job headers app/ uses (trace/, jobs/) name no LibTorch type
+#   widgets/  never includes app/ or engine/ (the viewer is handed the trace job by app/)
 #   widgets/, app/: no LibTorch include at all
+#   tests/core, tests/widgets: nothing of engine/ or LibTorch (their suites link no LibTorch)
 # Usage: scripts/check-layers.sh [root]      (default: the repository)
 #        scripts/check-layers.sh --self-test (plants one violation per rule, expects each found)
 set -uo pipefail
@@ -34,11 +36,14 @@ check() {
     forbid data "core/|kernels/|widgets/|app/|$qt|$torch" "data/ uses nothing above it"
     forbid kernels "core/|widgets/|app/|data/|$qt|$torch" \
         "kernels/ uses only data/common/" '"data/common/'
-    forbid core "widgets/|app/|$qt" "core/ is UI-free"
-    forbid core "$torch" "LibTorch headers belong to core's model-running folders" \
-        '^core/(models|nn|train)/|^core/torch_pch\.h:|^core/[a-z_/]+\.cpp:'
-    forbid widgets "app/|engine/nn/|engine/models/|$torch" "widgets/ is a client of core's public API"
-    forbid app "$torch" "app/ reaches LibTorch only through core"
+    forbid core "engine/|widgets/|app/|$qt|$torch" "core/ is UI-free and LibTorch-free"
+    forbid engine "widgets/|app/|$qt" "engine/ is UI-free"
+    forbid engine "$torch" "LibTorch headers belong to engine's model internals" \
+        '^engine/(models|nn|train)/|^engine/torch_pch\.h:|^engine/[a-z_/]+\.cpp:'
+    forbid widgets "app/|engine/|$torch" "widgets/ is a client of core; app/ hands it the trace job"
+    forbid app "$torch" "app/ reaches LibTorch only through engine/"
+    forbid tests/core "engine/|$torch" "core_tests link no LibTorch"
+    forbid tests/widgets "engine/|$torch" "widgets_tests link no LibTorch"
     return $found
 }
 
@@ -46,24 +51,32 @@ self_test() {
     tmp=""
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' EXIT
-    mkdir -p "$tmp"/{data/trace,kernels/cpu,core/maps,core/models,widgets/view,app/cli}
+    mkdir -p "$tmp"/{data/trace,kernels/cpu,core/maps,engine/models,engine/trace,widgets/view,app/cli}
+    mkdir -p "$tmp"/tests/{core,widgets}
     echo '#include "core/maps/head_maps.h"' >"$tmp/data/trace/a.cpp"
     echo '#include "data/h5/handle.h"' >"$tmp/kernels/cpu/b.h"
     echo '#include "data/common/result.h"' >"$tmp/kernels/cpu/ok.h"
     echo '#include <QWidget>' >"$tmp/core/maps/c.cpp"
-    echo '#include <torch/torch.h>' >"$tmp/core/maps/d.h"
+    echo '#include <torch/torch.h>' >"$tmp/core/maps/d.cpp"
+    echo '#include "engine/trace/trace_job.h"' >"$tmp/core/maps/g.h"
+    echo '#include <torch/torch.h>' >"$tmp/engine/trace/h.h"
+    echo '#include "engine/trace/trace_job.h"' >"$tmp/widgets/view/i.cpp"
+    echo '#include "engine/models/registry.h"' >"$tmp/tests/core/j.cpp"
+    echo '#include <QWidget>' >"$tmp/engine/trace/k.cpp"
     echo '#include <torch/torch.h>' >"$tmp/engine/models/ok.h"
+    echo '#include <torch/torch.h>' >"$tmp/engine/trace/ok.cpp"
     echo '#include "engine/nn/linear.h"' >"$tmp/widgets/view/e.cpp"
     echo '  #  include <ATen/ATen.h>' >"$tmp/app/cli/f.cpp"
     local out
     out=$(check "$tmp")
     local status=$?
     local missing=0
-    for file in data/trace/a.cpp kernels/cpu/b.h core/maps/c.cpp core/maps/d.h \
-        widgets/view/e.cpp app/cli/f.cpp; do
+    for file in data/trace/a.cpp kernels/cpu/b.h core/maps/c.cpp core/maps/d.cpp core/maps/g.h \
+        engine/trace/h.h widgets/view/e.cpp widgets/view/i.cpp tests/core/j.cpp engine/trace/k.cpp \
+        app/cli/f.cpp; do
         grep -q "^layering: $file:" <<<"$out" || { echo "self-test: $file not reported"; missing=1; }
     done
-    for file in kernels/cpu/ok.h engine/models/ok.h; do
+    for file in kernels/cpu/ok.h engine/models/ok.h engine/trace/ok.cpp; do
         grep -q "^layering: $file:" <<<"$out" && { echo "self-test: $file reported"; missing=1; }
     done
     [[ $status -eq 1 && $missing -eq 0 ]] || { echo "$out"; echo "self-test: FAILED"; exit 1; }
@@ -76,7 +89,7 @@ if [[ ${1:-} == --self-test ]]; then
 fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 if check "$root"; then
-    echo "layering: ok (data, kernels, core, widgets, app)"
+    echo "layering: ok (data, kernels, core, engine, widgets, app, tests)"
 else
     exit 1
 fi

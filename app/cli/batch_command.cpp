@@ -16,9 +16,10 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/mpi_session.h"
 #include "app/cli/report.h"
-#include "engine/jobs/batch_runner.h"
+#include "core/batch/batch_join.h"
 #include "core/batch/launch_environment.h"
-#include "core/model/model.h"
+#include "engine/jobs/batch_runner.h"
+#include "engine/nn/device_check.h"
 
 namespace gatescope::app {
 

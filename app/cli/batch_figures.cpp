@@ -2,8 +2,8 @@
 
 #include <fmt/core.h>
 
-#include "engine/jobs/batch_runner.h"
 #include "core/batch/output_paths.h"
+#include "core/batch/run_status.h"
 
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>

@@ -15,8 +15,8 @@
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
 #include "core/analysis/compare.h"
-#include "engine/trace/trace_job.h"
 #include "data/common/atomic_file.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
 

@@ -7,9 +7,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/report.h"
-#include "engine/jobs/niah.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
+#include "engine/jobs/niah.h"
 
 namespace gatescope::app {
 

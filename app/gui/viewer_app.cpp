@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "app/gui/viewer_script.h"
+#include "engine/trace/trace_job.h"
 #include "widgets/gui/main_window.h"
 
 namespace gatescope::app {
@@ -33,7 +34,12 @@ int runViewer(int argc, char** argv, const ViewerOptions& options) {
     QCoreApplication::setApplicationName(options.script.empty() ? "gatescope"
                                                                 : "gatescope-scripted");
 
-    widgets::MainWindow window;
+    // The viewer's File > Run Model runs the engine's trace job (widgets/ links no model code).
+    widgets::MainWindow window([](const core::TraceRequest& request,
+                                  const core::TraceProgressFn& progress,
+                                  const std::atomic<bool>* cancel) {
+        return core::runTraceJob(request, progress, cancel);
+    });
     window.show();
     std::unique_ptr<ViewerScript> script;
     if (!options.script.empty()) {

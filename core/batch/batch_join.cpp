@@ -1,11 +1,13 @@
 // joinBatch: the summary tables, per-checkpoint analyses and the loss index over all shards' runs.
+#include "core/batch/batch_join.h"
+
 #include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "engine/jobs/batch_runner.h"
 #include "core/batch/output_paths.h"
+#include "core/batch/run_status.h"
 #include "data/common/atomic_file.h"
 #include "data/index/loss_index.h"
 #include "data/trace/trace_reader.h"

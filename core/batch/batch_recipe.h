@@ -11,7 +11,7 @@
 #include "core/analysis/stats_report.h"
 #include "core/batch/recipe_figures.h"
 #include "core/input/input.h"
-#include "engine/trace/trace_job.h"
+#include "core/trace/trace_request.h"
 #include "data/common/result.h"
 
 namespace gatescope::core {

@@ -1,5 +1,5 @@
-// The model zoo's public face: load a checkpoint by model_type and run an instrumented forward.
-// No LibTorch types: implementations live behind this interface in engine/models/.
+// The model zoo's public face: what a loaded model is and what its instrumented forward takes and
+// gives. No LibTorch types: the implementations and loadModel live in engine/models/.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,8 @@ struct RunOptions {
     ComputeDType dtype = ComputeDType::Float32;
     /// "cpu" or "cuda" (the current CUDA device). "cuda" runs the forward on the GPU (weights
     /// copied there once per model, factors copied back for the probe); it fails with
-    /// ErrorKind::Unsupported when the build or the machine has no usable GPU (see checkDevice).
+    /// ErrorKind::Unsupported when the build or the machine has no usable GPU
+    /// (engine/nn/device_check.h).
     std::string device = "cpu";
     int threads = 0;            ///< 0: all cores
     bool returnLogits = false;  ///< keep [N, V] logits (small N only: tests, tools)
@@ -86,28 +87,5 @@ public:
                                           std::span<const int32_t> targets,
                                           const RunOptions& options, Probe* probe) = 0;
 };
-
-/// Picks the implementation by the checkpoint's model_type (see engine/models/registry.cpp).
-/// Errors: unknown model_type (names it and lists the known ones), missing/unexpected tensors,
-/// wrong shapes or dtypes, config options that change the math and are not supported.
-Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> checkpoint);
-
-/// Whether RunOptions::device `device` can run here: "cpu", or "cuda" / "cuda:N" (visible device
-/// N; "cuda" is device 0) when this build has the CUDA kernels, its LibTorch has CUDA and that GPU
-/// is visible. Returns a description for manifests that names the physical GPU ("cpu",
-/// "cuda:1: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, PCI 0000:1b:00.0, GPU-...)"); errors say which
-/// of those is missing. Makes that GPU the calling thread's current CUDA device.
-Result<std::string> checkDevice(std::string_view device);
-
-/// The visible CUDA device a RunOptions::device names: "cuda" -> 0, "cuda:N" -> N; nullopt for
-/// "cpu" and for anything that is not a device name.
-std::optional<int> cudaDeviceIndex(std::string_view device);
-
-/// CUDA devices this process can use (CUDA_VISIBLE_DEVICES applied); 0 in builds without the
-/// CUDA kernels or on machines without a GPU or driver.
-int visibleCudaDevices();
-
-/// The model_type strings loadModel accepts.
-std::vector<std::string> knownModelTypes();
 
 }  // namespace gatescope::core

@@ -10,63 +10,10 @@
 #include "core/batch/output_paths.h"
 #include "core/build_info.h"
 #include "data/common/atomic_file.h"
-#include "data/common/bounded_json.h"
-#include "data/common/input_file.h"
 #include "data/trace/trace_reader.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::core {
-
-namespace {
-
-/// status/<run>.json, checked to stay inside the output folder.
-Result<std::filesystem::path> statusPath(const BatchRecipe& r, const BatchRun& run) {
-    return pathInside(r.output, std::filesystem::path("status") / (runFileName(run.id) + ".json"));
-}
-
-nlohmann::json statusJson(const RunStatus& s, const BatchRun& run) {
-    return {{"id", s.id},
-            {"state", s.state},
-            {"tokens", s.tokens},
-            {"seconds", s.seconds},
-            {"mean_loss", s.meanLoss},
-            {"error", s.error},
-            {"device", s.device},
-            {"host", s.host},
-            {"trace", run.trace.string()},
-            {"checkpoint", run.checkpoint}};
-}
-
-}  // namespace
-
-RunStatus readRunStatus(const BatchRecipe& r, const BatchRun& run) {
-    RunStatus s;
-    s.id = run.id;
-    s.state = "pending";
-    const auto path = statusPath(r, run);
-    if (!path) return s;
-    std::error_code ec;
-    if (!std::filesystem::exists(*path, ec)) return s;
-    // Unreadable, not a regular file, too large or not JSON: pending, so the run goes again.
-    auto text = data::readRegularFile(*path, data::input_limits::kStatusFile, "a status file");
-    if (!text) return s;
-    auto parsed = data::parseBoundedJson(*text, path->string());
-    if (!parsed || !parsed->is_object()) return s;
-    try {
-        const auto& j = *parsed;
-        s.state = j.value("state", "pending");
-        s.tokens = j.value("tokens", int64_t{0});
-        s.seconds = j.value("seconds", 0.0);
-        s.meanLoss = j.value("mean_loss", 0.0);
-        s.error = j.value("error", "");
-        s.device = j.value("device", "");
-        s.host = j.value("host", "");
-    } catch (const nlohmann::json::exception&) {
-        return s;  // unreadable status: run it again
-    }
-    const auto trace = pathInside(r.output, run.trace);
-    if (s.state == "done" && (!trace || !std::filesystem::exists(*trace, ec))) s.state = "pending";
-    return s;
-}
 
 namespace {
 
@@ -194,10 +141,7 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
             if (progress) progress(p);
         });
         if (s.state == "pending") return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-        const auto status = statusPath(recipe, *run);
-        if (!status) return status.error();
-        if (auto st = data::writeFileAtomically(*status, statusJson(s, *run).dump(1)); !st)
-            return st.error();
+        if (auto st = writeRunStatus(recipe, *run, s); !st) return st.error();
         ++outcome.ran;
         if (s.state == "failed") ++outcome.failed;
         ++p.done;

@@ -1,8 +1,7 @@
 // Running a batch: a shard's share of the planned runs, resumable (a run whose status file says
-// done and whose trace exists is skipped), each run's failure recorded without stopping the rest;
-// then the join, which gathers every run's status into the summary, the per-checkpoint analyses
-// and the HDF5 index of per-token losses. Shards coordinate only through files in the output
-// folder, so any launcher (a loop, a Slurm array, mpirun) can drive them.
+// done and whose trace exists is skipped), each run's failure recorded without stopping the rest.
+// The join that follows (core/batch/batch_join.h) needs no model. Shards coordinate only through
+// files in the output folder, so any launcher (a loop, a Slurm array, mpirun) can drive them.
 #pragma once
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "core/batch/batch_plan.h"
+#include "core/batch/run_status.h"
 
 namespace gatescope::core {
 
@@ -25,22 +25,6 @@ struct BatchWorker {
     int rank = 0;          ///< for status files and messages
     std::string host;
 };
-
-struct RunStatus {
-    std::string id;
-    std::string state;  ///< "done", "failed", "pending"
-    int64_t tokens = 0;
-    double seconds = 0;
-    double meanLoss = 0;
-    std::string error;
-    std::string device;    ///< what it ran on ("cpu", "cuda:1: NVIDIA H100 ... GPU-<uuid>")
-    std::string host;      ///< the machine and rank that ran it ("gpu-node-3 rank 1")
-    bool skipped = false;  ///< already done by an earlier invocation
-};
-
-/// The recorded status of a run; "pending" when there is none, it is unreadable, or its trace is
-/// gone.
-RunStatus readRunStatus(const BatchRecipe& recipe, const BatchRun& run);
 
 struct BatchProgress {
     int done = 0, total = 0;   ///< runs this process finished (any outcome) / its share
@@ -63,14 +47,5 @@ Result<ShardOutcome> runShard(const BatchRecipe& recipe, const std::vector<Batch
                               const BatchWorker& worker,
                               const std::function<void(const BatchProgress&)>& progress,
                               const std::atomic<bool>* cancel);
-
-struct JoinOutcome {
-    int done = 0, failed = 0, pending = 0;
-};
-
-/// Gathers every run's status: summary.csv and summary.json, analyses/<checkpoint>/ (stats.json and
-/// CSV tables over its finished traces) and index.h5 (virtual dataset of per-token losses).
-/// Runs without a status are "pending".
-Result<JoinOutcome> joinBatch(const BatchRecipe& recipe, const std::vector<BatchRun>& plan);
 
 }  // namespace gatescope::core

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/niah_prompt.h"
-#include "engine/trace/trace_job.h"
 #include "data/common/result.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::core {
 

@@ -10,6 +10,7 @@
 #include "engine/models/gatedfwa/gatedfwa_model.h"
 #include "engine/models/gsa/gsa_model.h"
 #include "engine/models/power/power_model.h"
+#include "engine/models/registry.h"
 #include "engine/models/wall/wall_model.h"
 #include "engine/nn/tensor_convert.h"
 
@@ -77,10 +78,6 @@ Result<std::unique_ptr<Model>> loadModel(std::shared_ptr<const Checkpoint> check
                  fmt::format("unknown model_type '{}' (known: {})", checkpoint->modelType(),
                              fmt::join(knownModelTypes(), ", ")),
                  configFile, "model_type"};
-}
-
-std::string_view toString(ComputeDType dtype) {
-    return dtype == ComputeDType::BFloat16 ? "bfloat16" : "float32";
 }
 
 }  // namespace gatescope::core

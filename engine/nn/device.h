@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/model/model.h"
+#include "engine/nn/device_check.h"
 #include "engine/nn/layers.h"
 #include "engine/torch_pch.h"
 

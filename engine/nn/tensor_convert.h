@@ -5,9 +5,9 @@
 #include <new>
 
 #include "core/model/float_array.h"
+#include "data/common/result.h"
 #include "engine/nn/model_error.h"
 #include "engine/torch_pch.h"
-#include "data/common/result.h"
 #include "kernels/cpu/cancel.h"
 
 namespace gatescope::core {

@@ -6,10 +6,11 @@
 
 #include "core/maps/head_maps.h"
 #include "core/model/model.h"
-#include "engine/torch_pch.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_schema.h"
+#include "engine/torch_pch.h"
 #ifdef GATESCOPE_HAS_CUDA
+#include "engine/nn/device_check.h"
 #include "kernels/cuda/async_copy.h"
 #include "kernels/cuda/attention_cuda.h"
 #endif

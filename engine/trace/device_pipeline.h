@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/model/probe.h"
-#include "engine/trace/trace_job.h"
 #include "data/common/result.h"
+#include "engine/trace/trace_job.h"
 #include "kernels/cpu/tile_source.h"
 
 namespace gatescope::core {

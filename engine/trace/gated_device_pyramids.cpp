@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "data/trace/pyramid_geometry.h"
 #include "engine/torch_pch.h"
 #include "engine/trace/layer_recorder.h"
-#include "data/trace/pyramid_geometry.h"
 #include "kernels/cpu/power_attention.h"
 #ifdef GATESCOPE_HAS_CUDA
 #include "kernels/cuda/wall_power_cuda.h"

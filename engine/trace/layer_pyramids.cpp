@@ -6,11 +6,12 @@
 
 #include "core/maps/head_maps.h"
 #include "core/model/model.h"
+#include "data/trace/pyramid_geometry.h"
 #include "engine/torch_pch.h"
 #include "engine/trace/layer_recorder.h"
-#include "data/trace/pyramid_geometry.h"
 #include "kernels/cpu/pyramid_builder.h"
 #ifdef GATESCOPE_HAS_CUDA
+#include "engine/nn/device_check.h"
 #include "kernels/cuda/attention_cuda.h"
 #endif
 

@@ -16,9 +16,9 @@
 
 #include "core/maps/head_maps.h"
 #include "core/model/probe.h"
+#include "data/trace/trace_writer.h"
 #include "engine/trace/device_pipeline.h"
 #include "engine/trace/trace_job.h"
-#include "data/trace/trace_writer.h"
 #include "kernels/cpu/tile_source.h"
 
 namespace gatescope::core {

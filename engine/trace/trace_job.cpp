@@ -11,10 +11,12 @@
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/tokenizer/load_tokenizer.h"
-#include "engine/trace/layer_recorder.h"
 #include "core/trace/memory_budget.h"
-#include "engine/trace/output_guard.h"
 #include "core/trace/thread_limit.h"
+#include "engine/models/registry.h"
+#include "engine/nn/device_check.h"
+#include "engine/trace/layer_recorder.h"
+#include "engine/trace/output_guard.h"
 #include "engine/trace/trace_manifest.h"
 
 namespace gatescope::core {
@@ -224,8 +226,7 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
 
 }  // namespace
 
-Result<TraceOutcome> runTraceJob(const TraceRequest& request,
-                                 const std::function<void(const TraceProgress&)>& progress,
+Result<TraceOutcome> runTraceJob(const TraceRequest& request, const TraceProgressFn& progress,
                                  const std::atomic<bool>* cancel, LoadedModelCache* models) {
     try {
         return runTraceJobUnguarded(request, progress, cancel, models);

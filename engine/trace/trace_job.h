@@ -3,55 +3,13 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
-#include "core/input/documents.h"
-#include "core/input/input.h"
-#include "core/model/model.h"
+#include "core/trace/trace_request.h"
 #include "data/common/result.h"
-#include "data/trace/trace_writer.h"
 
 namespace gatescope::core {
-
-struct TraceRequest {
-    std::filesystem::path modelDir;
-    InputSpec input;
-    std::filesystem::path out;
-    ComputeDType dtype = ComputeDType::Float32;
-    std::string device = "cpu";
-    int threads = 0;                ///< 0: all cores; also the writer's, unless it sets its own
-    std::vector<int> layers;        ///< layers to record; empty: all
-    std::vector<int> pyramidHeads;  ///< heads to build pyramids for; empty: all
-    bool storeFactors = true;       ///< q, k, row normalizers, decay cumsums, extras
-    bool storeValues = false;       ///< v as well (not needed to recompute tiles)
-    bool storePyramids = true;
-    /// Packed documents in the input (`--documents`): Mode::None is one document. Models without
-    /// ModelInfo::packedDocuments refuse more than one (ErrorKind::Unsupported).
-    DocumentSplit documents;
-    int64_t pyramidFinestSide = 1024;  ///< finest stored level has at most this many cells a side
-    data::TraceWriterOptions writer;
-};
-
-struct TraceProgress {
-    double fraction = 0;  ///< of the whole job, [0, 1]
-    std::string stage;    ///< "loading", "layer 3/24", "pyramids", "writing"
-    int64_t tokens = 0;
-};
-
-struct TraceOutcome {
-    std::filesystem::path path;
-    std::string modelType;
-    int64_t tokens = 0;
-    int layersRecorded = 0;
-    double seconds = 0;         ///< whole job, wall clock
-    std::string device;         ///< checkDevice's description, as in the manifest
-    std::string attentionPath;  ///< which attention implementation ran (ForwardResult's)
-};
 
 /// A checkpoint as a job uses it: the folder opened, its model and its tokenizer (defined in
 /// trace_job.cpp).
@@ -83,8 +41,7 @@ private:
 /// tokenizer, input, model, disk); request.device "cuda" where no GPU can run fails first
 /// (ErrorKind::Unsupported), before anything is loaded: never a silent CPU run.
 /// `models` (may be null) supplies and keeps the loaded checkpoint across jobs.
-Result<TraceOutcome> runTraceJob(const TraceRequest& request,
-                                 const std::function<void(const TraceProgress&)>& progress,
+Result<TraceOutcome> runTraceJob(const TraceRequest& request, const TraceProgressFn& progress,
                                  const std::atomic<bool>* cancel,
                                  LoadedModelCache* models = nullptr);
 

@@ -8,7 +8,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/input/input.h"
 #include "core/tokenizer/tokenizer.h"
-#include "engine/trace/trace_job.h"
+#include "core/trace/trace_request.h"
 
 namespace gatescope::core {
 

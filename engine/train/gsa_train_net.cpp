@@ -1,6 +1,6 @@
-// The Gated Slot Attention training twin of engine/models/gsa: fla's GSA layer (swish feature map on
-// q and k, silu on v, m slots per head with forget gates alpha = sigmoid(f)^(1/tau), write weight
-// 1 - alpha, softmax over the slots, silu + RMSNorm on the output) in fla's pre-norm stack.
+// The Gated Slot Attention training twin of engine/models/gsa: fla's GSA layer (swish feature map
+// on q and k, silu on v, m slots per head with forget gates alpha = sigmoid(f)^(1/tau), write
+// weight 1 - alpha, softmax over the slots, silu + RMSNorm on the output) in fla's pre-norm stack.
 //
 // Per head the slot recurrence  K_t = diag(alpha_t) K_{t-1} + (1 - alpha_t) k_t^T  (V likewise),
 // o_t = V_t^T softmax(K_t q_t)  unrolls, with C = cumsum(log alpha) per slot, to

@@ -6,8 +6,8 @@
 
 #include "core/checkpoint/safetensors_file.h"
 #include "core/checkpoint/safetensors_writer.h"
-#include "engine/nn/model_error.h"
 #include "data/common/atomic_file.h"
+#include "engine/nn/model_error.h"
 
 namespace gatescope::core::train {
 

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/torch_pch.h"
 #include "data/common/result.h"
+#include "engine/torch_pch.h"
 
 namespace gatescope::core::train {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/trainer.h"
 #include "data/common/result.h"
+#include "engine/train/trainer.h"
 
 namespace gatescope::core::train {
 

@@ -7,10 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/model.h"
+#include "core/tokenizer/text_file.h"
 #include "engine/nn/cpu_math.h"
+#include "engine/nn/device_check.h"
 #include "engine/nn/model_error.h"
 #include "engine/nn/tensor_convert.h"
-#include "core/tokenizer/text_file.h"
 #include "engine/train/train_corpus.h"
 #include "engine/train/train_log.h"
 #include "engine/train/train_net.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/net_shape.h"
 #include "data/common/result.h"
+#include "engine/train/net_shape.h"
 
 namespace gatescope::core::train {
 

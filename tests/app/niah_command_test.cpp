@@ -12,6 +12,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
+#include "engine/models/registry.h"
 
 namespace gatescope {
 namespace {

@@ -12,6 +12,7 @@
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "fixture_support.h"
 
 namespace gatescope {

@@ -1,6 +1,7 @@
 // GatedFWA loading: bad configs and mismatched weights give errors naming the file and the key or
 // tensor; the vocabulary padding of nanochat is honoured.
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "fixture_support.h"
 #include "gatedfwa_test_support.h"
 

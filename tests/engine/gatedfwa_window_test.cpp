@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "fixture_support.h"
 #include "gatedfwa_test_support.h"
 #include "kernels/cpu/tile_recompute.h"

@@ -30,10 +30,12 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "engine/trace/layer_recorder.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_writer.h"
+#include "engine/trace/layer_recorder.h"
 #ifdef GATESCOPE_HAS_CUDA
+#include "engine/models/registry.h"
+#include "engine/nn/device_check.h"
 #include "kernels/cuda/attention_cuda.h"
 #endif
 

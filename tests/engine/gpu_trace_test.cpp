@@ -17,8 +17,9 @@
 
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "engine/trace/trace_job.h"
 #include "data/trace/trace_reader.h"
+#include "engine/nn/device_check.h"
+#include "engine/trace/trace_job.h"
 #include "fixture_support.h"
 #include "wall_reference_model.h"
 

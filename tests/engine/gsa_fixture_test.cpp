@@ -9,6 +9,7 @@
 
 #include "core/checkpoint/safetensors_writer.h"
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "fixture_support.h"
 #include "kernels/cpu/gsa_tile_source.h"
 

@@ -1,6 +1,7 @@
-// The LibTorch form of GSA's slot attention (what CUDA tensors run, engine/models/gsa/gsa_torch_op.h)
-// against the CPU kernel (kernels/cpu/gsa_forward.h) on random inputs, on the CPU: sequence lengths
-// that are not multiples of the chunk, GQA, and bf16-rounded probabilities.
+// The LibTorch form of GSA's slot attention (what CUDA tensors run,
+// engine/models/gsa/gsa_torch_op.h) against the CPU kernel (kernels/cpu/gsa_forward.h) on random
+// inputs, on the CPU: sequence lengths that are not multiples of the chunk, GQA, and bf16-rounded
+// probabilities.
 #include <torch/torch.h>
 
 #include <gtest/gtest.h>

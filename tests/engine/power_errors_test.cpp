@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "power_test_support.h"
 
 namespace gatescope {

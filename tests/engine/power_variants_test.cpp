@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "fixture_support.h"
 #include "kernels/cpu/power_tile_source.h"
 #include "power_test_support.h"

@@ -20,6 +20,7 @@
 
 #include "core/checkpoint/safetensors_writer.h"
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 
 namespace gatescope::test {
 

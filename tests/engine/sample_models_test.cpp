@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/model.h"
+#include "engine/models/registry.h"
 #include "engine/train/trainer.h"
 #include "tests/app/cli_runner.h"
 #include "tests/engine/held_out_support.h"

@@ -7,8 +7,8 @@
 
 #include "core/checkpoint_test_helpers.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "engine/trace/trace_job.h"
 #include "data/trace/trace_reader.h"
+#include "engine/trace/trace_job.h"
 
 namespace gatescope::core {
 namespace {

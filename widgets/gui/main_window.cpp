@@ -30,7 +30,8 @@
 
 namespace gatescope::widgets {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(core::TraceJobFunction runTrace, QWidget* parent)
+    : QMainWindow(parent), m_runTrace(std::move(runTrace)) {
     setWindowTitle("gatescope");
     setAcceptDrops(true);
     resize(1400, 900);

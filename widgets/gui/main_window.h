@@ -11,6 +11,7 @@
 #include <QMainWindow>
 #include <QString>
 
+#include "core/trace/trace_request.h"
 #include "widgets/view/needle_grid.h"
 
 class QDockWidget;
@@ -30,7 +31,9 @@ class ViewerSession;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// `runTrace` runs File > Run Model on Text's jobs (app/ passes the engine's runTraceJob);
+    /// empty: that action is disabled, as in a viewer built without models.
+    explicit MainWindow(core::TraceJobFunction runTrace = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     /// Opens `path` in the background; traceOpened() reports the outcome. A `.json` path is a
@@ -98,6 +101,7 @@ private:
     void startCompare(std::shared_ptr<const class TraceDocument> b);
     void closeCompare();
 
+    core::TraceJobFunction m_runTrace;
     std::unique_ptr<ViewerSession> m_session;
     ImGuiHost* m_canvas = nullptr;
     QList<ImGuiHost*> m_hosts;

@@ -46,12 +46,13 @@ void MainWindow::buildMenus() {
     });
     m_recentMenu = file->addMenu("Open &Recent");
     rebuildRecentMenu();
-    file->addAction("&Run Model on Text...", this, [this] {
-        auto* dialog = new RunModelDialog(this);
+    QAction* runModel = file->addAction("&Run Model on Text...", this, [this] {
+        auto* dialog = new RunModelDialog(m_runTrace, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &RunModelDialog::traceReady, this, &MainWindow::openTrace);
         dialog->show();
     });
+    runModel->setEnabled(static_cast<bool>(m_runTrace));
     file->addAction("&Export Figure...", QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     [this] { showExportDialog(); });
     file->addSeparator();

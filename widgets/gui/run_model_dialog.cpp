@@ -33,7 +33,7 @@ QWidget* withBrowse(QLineEdit* edit, QWidget* parent, bool folder, bool save) {
 }
 }  // namespace
 
-RunModelDialog::RunModelDialog(QWidget* parent) : QDialog(parent) {
+RunModelDialog::RunModelDialog(core::TraceJobFunction job, QWidget* parent) : QDialog(parent) {
     setWindowTitle("Run a checkpoint on a text");
     m_model = new QLineEdit(this);
     m_text = new QLineEdit(this);
@@ -43,7 +43,7 @@ RunModelDialog::RunModelDialog(QWidget* parent) : QDialog(parent) {
     m_stage = new QLabel(this);
     m_run = new QPushButton("Run", this);
     m_cancel = new QPushButton("Cancel", this);
-    m_runner = new TraceJobRunner(this);
+    m_runner = new TraceJobRunner(std::move(job), this);
     auto* form = new QFormLayout;
     form->addRow("Checkpoint folder", withBrowse(m_model, this, true, false));
     form->addRow("Input text", withBrowse(m_text, this, false, false));

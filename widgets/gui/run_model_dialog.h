@@ -5,6 +5,8 @@
 
 #include <QDialog>
 
+#include "core/trace/trace_request.h"
+
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
@@ -17,7 +19,8 @@ class TraceJobRunner;
 class RunModelDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit RunModelDialog(QWidget* parent = nullptr);
+    /// `job` runs the trace (app/ passes the engine's runTraceJob); it must not be empty.
+    explicit RunModelDialog(core::TraceJobFunction job, QWidget* parent = nullptr);
 
 signals:
     void traceReady(QString path);

@@ -15,7 +15,7 @@ bool TraceJobRunner::start(core::TraceRequest request) {
     m_cancel = false;
     m_done = false;
     m_thread = std::thread([this, request = std::move(request)] {
-        auto outcome = core::runTraceJob(
+        auto outcome = m_job(
             request,
             [this](const core::TraceProgress& p) {
                 const QString stage = QString::fromStdString(p.stage);

@@ -1,6 +1,7 @@
-// TraceJobRunner: runs core::runTraceJob (checkpoint folder + text -> trace) on a worker thread,
-// reporting progress and the outcome through queued signals, cancellable from the GUI.
-// Create and use on the GUI thread; the destructor cancels and waits for the worker.
+// TraceJobRunner: runs a trace job (checkpoint folder + text -> trace) on a worker thread,
+// reporting progress and the outcome through queued signals, cancellable from the GUI. The job
+// function is given by the owner (app/ passes the engine's runTraceJob), so widgets/ links no
+// model code. Create and use on the GUI thread; the destructor cancels and waits for the worker.
 #pragma once
 
 #include <atomic>
@@ -9,14 +10,16 @@
 #include <QObject>
 #include <QString>
 
-#include "engine/trace/trace_job.h"
+#include "core/trace/trace_request.h"
 
 namespace gatescope::widgets {
 
 class TraceJobRunner : public QObject {
     Q_OBJECT
 public:
-    explicit TraceJobRunner(QObject* parent = nullptr) : QObject(parent) {}
+    /// `job` runs each request (on the worker thread); it must not be empty.
+    explicit TraceJobRunner(core::TraceJobFunction job, QObject* parent = nullptr)
+        : QObject(parent), m_job(std::move(job)) {}
     ~TraceJobRunner() override;
 
     /// Starts the job; false when one is already running.
@@ -31,6 +34,7 @@ signals:
     void finished(bool ok, QString path, QString error);
 
 private:
+    core::TraceJobFunction m_job;
     std::thread m_thread;
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_done{true};

@@ -1,5 +1,5 @@
-// Private to engine/models/gatedfwa: one nanochat GPTGated Block (gated sliding-window attention and
-// the ReLU^2 MLP, parameter-free RMSNorms), instrumented.
+// Private to engine/models/gatedfwa: one nanochat GPTGated Block (gated sliding-window attention
+// and the ReLU^2 MLP, parameter-free RMSNorms), instrumented.
 #pragma once
 
 #include "core/model/probe.h"

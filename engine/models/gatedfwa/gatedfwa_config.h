@@ -1,4 +1,5 @@
-// Private to engine/models/gatedfwa: nanochat's GPTGatedConfig (the public GatedFWA code), validated.
+// Private to engine/models/gatedfwa: nanochat's GPTGatedConfig (the public GatedFWA code),
+// validated.
 #pragma once
 
 #include <cstdint>
