@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/analysis/compare.h"
-#include "sample_trace.h"
+#include "support/sample_trace.h"
 #include "widgets/view/compare_model.h"
 #include "widgets/view/context_link.h"
 #include "widgets/view/difference_loader.h"

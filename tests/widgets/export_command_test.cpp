@@ -16,7 +16,7 @@
 #include <QImage>
 #include <QXmlStreamReader>
 
-#include "sample_trace.h"
+#include "support/sample_trace.h"
 
 namespace gatescope {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "core/analysis/compare.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "sample_trace.h"
+#include "support/sample_trace.h"
 #include "widgets/view/compare_tiles.h"
 #include "widgets/view/needle_grid.h"
 #include "widgets/view/trace_document.h"

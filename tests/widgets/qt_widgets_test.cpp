@@ -17,7 +17,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 
-#include "sample_trace.h"
+#include "support/sample_trace.h"
 #include "widgets/gui/export_dialog.h"
 #include "widgets/gui/trace_job_runner.h"
 #include "widgets/gui/view_toolbar.h"

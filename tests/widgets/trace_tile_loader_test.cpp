@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sample_trace.h"
+#include "support/sample_trace.h"
 #include "widgets/view/retention_model.h"
 #include "widgets/view/trace_document.h"
 #include "widgets/view/trace_tile_loader.h"

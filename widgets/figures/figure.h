@@ -1,8 +1,8 @@
 // Figures for export and for the screen: one painter per figure kind (a map of one head, the
 // layers x heads grid, retention, the per-token loss curve, an A / B / A - B comparison), all
-// drawn through QPainter so PNG, SVG and PDF come from the same code. Data is loaded once (exact
-// tiles through core::loadTraceHead for ranges up to kExactLimit tokens, pyramid tiles beyond),
-// then painting is pure. Layout is in figure units of 1/100 inch; text is real text (DejaVu Sans).
+// drawn through QPainter so PNG, SVG and PDF come from the same code. Data is loaded once
+// (core/maps/map_cells.h: exact up to kExactLimit tokens, pyramid tiles beyond), then painting
+// is pure. Layout is in figure units of 1/100 inch; text is real text (DejaVu Sans).
 // Output carries no timestamps: the same figure of the same trace is the same file.
 #pragma once
 
@@ -15,6 +15,7 @@
 
 #include <QSizeF>
 
+#include "core/maps/map_cells.h"
 #include "data/common/result.h"
 #include "data/trace/trace_reader.h"
 #include "kernels/cpu/tile_source.h"
@@ -34,7 +35,7 @@ const char* toString(FigureFormat format);
 std::optional<FigureFormat> formatFromPath(const std::filesystem::path& path);
 
 /// Ranges up to this many tokens are computed exactly; longer ones read pyramid tiles.
-inline constexpr int64_t kExactLimit = 4096;
+using core::kExactLimit;
 
 struct FigureOptions {
     FigureKind kind = FigureKind::Map;

@@ -1,5 +1,5 @@
-// Shared pieces of the figures: map cells loaded at the resolution a figure needs, and the
-// painting of heatmaps, axes, token labels, colour bars and titles. Internal to widgets/figures.
+// Shared pieces of the figures: the painting of heatmaps, axes, token labels, colour bars and
+// titles (the cells come from core/maps/map_cells.h). Internal to widgets/figures.
 #pragma once
 
 #include <cstdint>
@@ -9,30 +9,14 @@
 #include <QFont>
 #include <QRectF>
 
-#include "data/trace/trace_reader.h"
-#include "kernels/cpu/tile_source.h"
+#include "core/maps/map_cells.h"
 #include "widgets/view/color_scale.h"
 
 class QPainter;
 
 namespace gatescope::widgets::figures {
 
-/// rows x cols values, row-major; each cell covers `step` x `step` tokens of [begin, end).
-struct Cells {
-    int64_t rows = 0, cols = 0;
-    int64_t begin = 0, end = 0;
-    int64_t step = 1;
-    std::vector<float> values;
-    std::string source;  ///< "exact" or "pyramid level L (max)"
-
-    float at(int64_t r, int64_t c) const { return values[static_cast<size_t>(r * cols + c)]; }
-};
-
-/// Map `kind` of (layer, head) over tokens [begin, end) x [begin, end), max-pooled to at most
-/// `maxCells` per side: exact for ranges up to kExactLimit, else from the pyramid level that
-/// fits.
-Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
-                           kernels::MapKind kind, int64_t begin, int64_t end, int maxCells);
+using core::Cells;
 
 /// The finite min and max of the cells ({0, 1} when none).
 ValueRange cellRange(const Cells& cells, bool symmetric);

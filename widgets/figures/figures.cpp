@@ -376,7 +376,7 @@ Status checkHead(const data::TraceReader& reader, int layer, int head) {
 Result<MapPanel> mapPanel(const data::TraceReader& reader, const FigureOptions& o, int64_t begin,
                           int64_t end, int maxCells) {
     if (auto st = checkHead(reader, o.layer, o.head); !st) return st.error();
-    auto cells = figures::loadMapCells(reader, o.layer, o.head, o.map, begin, end, maxCells);
+    auto cells = core::loadMapCells(reader, o.layer, o.head, o.map, begin, end, maxCells);
     if (!cells) return cells.error();
     MapPanel panel;
     panel.colors = colorsOf(o.colormap);
@@ -449,7 +449,7 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
             for (const auto& layer : reader.summary().layers) {
                 std::vector<Cells> row;
                 for (int h = 0; h < layer.header.nHeads; ++h) {
-                    auto cells = figures::loadMapCells(reader, layer.index, h, o.map, 0, n, 128);
+                    auto cells = core::loadMapCells(reader, layer.index, h, o.map, 0, n, 128);
                     if (!cells) return cells.error();
                     row.push_back(std::move(*cells));
                 }

@@ -1,6 +1,6 @@
-// Small real traces for widget tests: a seeded random FoX checkpoint traced on the bundled text by
-// the real CLI, written once under the build tree and shared by every test process (atomic
-// rename).
+// Small real traces for the suites that read traces without running models (core_tests,
+// widgets_tests): a seeded random FoX checkpoint traced on the bundled text by the real CLI,
+// written once under the build tree and shared by every test process (atomic rename).
 #pragma once
 
 #include <cstdlib>

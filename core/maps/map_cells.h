@@ -1,0 +1,42 @@
+// A map of one head over a token range at the resolution a picture needs: exact values recomputed
+// from the stored factors (core/maps/trace_head.h) for ranges up to kExactLimit tokens, max-pooled
+// pyramid tiles beyond. The figures (widgets/figures) and anything else that wants a whole
+// range at once take their cells here; the viewer's screen tiles come from the same two sources
+// tile by tile. Thread-safe for distinct calls (the reader is).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/common/result.h"
+#include "data/trace/trace_reader.h"
+#include "kernels/cpu/tile_source.h"
+
+namespace gatescope::core {
+
+/// Ranges up to this many tokens are computed exactly; longer ones read pyramid tiles.
+inline constexpr int64_t kExactLimit = 4096;
+
+/// rows x cols values, row-major; each cell covers `step` x `step` tokens of [begin, end).
+/// Cells no value reached (above the diagonal of an exact range) are NaN; pyramid cells above
+/// the diagonal are 0, as the maps are there.
+struct Cells {
+    int64_t rows = 0, cols = 0;
+    int64_t begin = 0, end = 0;
+    int64_t step = 1;
+    std::vector<float> values;
+    std::string source;  ///< "exact" or "pyramid level L (max)"
+
+    float at(int64_t r, int64_t c) const { return values[static_cast<size_t>(r * cols + c)]; }
+};
+
+/// Map `kind` of (layer, head) over tokens [begin, end) x [begin, end), max-pooled to at most
+/// `maxCells` per side (a range whose cells would be finer than the coarsest stored pyramid
+/// level gets that level's cells instead). Errors: the head's factors cannot be read (exact), or
+/// the layer stores no pyramid of `kind` and the range is longer than kExactLimit; both name the
+/// trace.
+Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
+                           kernels::MapKind kind, int64_t begin, int64_t end, int maxCells);
+
+}  // namespace gatescope::core

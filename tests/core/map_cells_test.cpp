@@ -1,0 +1,144 @@
+// loadMapCells, the one door from a trace to a range of map values: exact cells are the head's
+// recomputed map (core::loadTraceHead) max-pooled to the requested size, and ranges past
+// kExactLimit come from a pyramid level whose cells hold the exact maximum of their block. The
+// expectations are computed here from the head's exact tiles, not by the code under test.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "core/maps/map_cells.h"
+#include "core/maps/trace_head.h"
+#include "support/sample_trace.h"
+
+namespace gatescope {
+namespace {
+
+using kernels::MapKind;
+
+std::filesystem::path traceOf(int tokens) {
+    const std::filesystem::path dir =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "core-map-cells";
+    const auto out = dir / fmt::format("fox-{}.h5", tokens);
+    if (std::filesystem::exists(out)) return out;
+    std::filesystem::create_directories(dir);
+    const auto text = dir / fmt::format("text-{}-{}.txt", tokens, getpid());
+    {
+        std::ifstream sample(sample::sampleText(), std::ios::binary);
+        const std::string once((std::istreambuf_iterator<char>(sample)), {});
+        std::ofstream repeated(text, std::ios::binary);
+        for (int written = 0; written < tokens; written += static_cast<int>(once.size()))
+            repeated << once;
+    }
+    core::RandomFoxSpec spec;
+    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
+    const auto tmp = dir / fmt::format("fox-{}-{}.h5", tokens, getpid());
+    const bool ok = sample::traceRandomFox(spec, text, tmp, fmt::format("--range 0:{}", tokens));
+    std::filesystem::remove(text);
+    if (!ok) return {};
+    std::filesystem::rename(tmp, out);
+    return out;
+}
+
+/// The largest finite exact value of `kind` over rows [r0, r1) x cols [c0, c1); NaN when none.
+float exactMax(const kernels::TileSource& src, MapKind kind, int64_t r0, int64_t r1, int64_t c0,
+               int64_t c1) {
+    std::vector<float> band(static_cast<size_t>((r1 - r0) * (c1 - c0)));
+    src.compute(kind, r0, r1 - r0, c0, c1 - c0, band.data());
+    float best = std::numeric_limits<float>::quiet_NaN();
+    for (float v : band)
+        if (std::isfinite(v) && !(v <= best)) best = v;
+    return best;
+}
+
+TEST(MapCells, ExactRangeIsTheRecomputedMapMaxPooled) {
+    const auto path = traceOf(300);
+    ASSERT_FALSE(path.empty());
+    auto reader = data::TraceReader::open(path).value();
+    auto head = core::loadTraceHead(*reader, 0, 1);
+    ASSERT_TRUE(head) << head.error().describe();
+    const auto& src = *(*head)->source;
+    for (MapKind kind : {MapKind::Attention, MapKind::Decay}) {
+        // Full resolution: every cell is the exact value (NaN where the map has none).
+        auto full = core::loadMapCells(*reader, 0, 1, kind, 20, 280, 512);
+        ASSERT_TRUE(full) << full.error().describe();
+        EXPECT_EQ(full->source, "exact");
+        ASSERT_EQ(full->rows, 260);
+        ASSERT_EQ(full->step, 1);
+        for (int64_t r : {0, 7, 130, 259})
+            for (int64_t c : {0, 7, 130, 259}) {
+                const float want = exactMax(src, kind, 20 + r, 21 + r, 20 + c, 21 + c);
+                if (std::isnan(want))
+                    EXPECT_TRUE(std::isnan(full->at(r, c))) << r << "," << c;
+                else
+                    EXPECT_FLOAT_EQ(full->at(r, c), want) << r << "," << c;
+            }
+        // 37 cells a side over 260 tokens: step 8, each cell the max of its 8 x 8 block.
+        auto pooled = core::loadMapCells(*reader, 0, 1, kind, 20, 280, 37);
+        ASSERT_TRUE(pooled);
+        ASSERT_EQ(pooled->step, 8);
+        ASSERT_EQ(pooled->rows, 33);
+        for (int64_t r = 0; r < pooled->rows; r += 4)
+            for (int64_t c = 0; c <= r; c += 3) {
+                const int64_t r0 = 20 + r * 8, c0 = 20 + c * 8;
+                const float want = exactMax(src, kind, r0, std::min<int64_t>(r0 + 8, 280), c0,
+                                            std::min<int64_t>(c0 + 8, 280));
+                EXPECT_FLOAT_EQ(pooled->at(r, c), want) << r << "," << c;
+            }
+    }
+}
+
+TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
+    const int n = static_cast<int>(core::kExactLimit) + 700;
+    const auto path = traceOf(n);
+    ASSERT_FALSE(path.empty());
+    auto reader = data::TraceReader::open(path).value();
+    auto head = core::loadTraceHead(*reader, 0, 0);
+    ASSERT_TRUE(head) << head.error().describe();
+    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, 64);
+    ASSERT_TRUE(cells) << cells.error().describe();
+    ASSERT_EQ(cells->source.rfind("pyramid level ", 0), 0u) << cells->source;
+    const int64_t step = cells->step;
+    EXPECT_GE(step * 64, n);
+    // Cells on and below the diagonal: the exact maximum of their block (max-pooled levels keep
+    // it, to float32); above the diagonal the map is 0.
+    for (int64_t r = 0; r < cells->rows; r += 9)
+        for (int64_t c = 0; c <= r; c += 7) {
+            const int64_t r0 = r * step, c0 = c * step;
+            const float want =
+                exactMax(*(*head)->source, MapKind::Attention, r0, std::min<int64_t>(r0 + step, n),
+                         c0, std::min<int64_t>(c0 + step, n));
+            EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want)) << r << "," << c;
+        }
+    EXPECT_EQ(cells->at(0, cells->cols - 1), 0.f);
+}
+
+TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {
+    const int n = static_cast<int>(core::kExactLimit) + 10;
+    const std::filesystem::path dir =
+        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "core-map-cells";
+    std::filesystem::create_directories(dir);
+    const auto text = dir / fmt::format("nopyr-{}.txt", getpid());
+    {
+        std::ofstream out(text);
+        for (int i = 0; i < n; ++i)
+            out << static_cast<char>('a' + i % 26);
+    }
+    const auto path = dir / fmt::format("nopyr-{}.h5", getpid());
+    core::RandomFoxSpec spec;
+    spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
+    ASSERT_TRUE(sample::traceRandomFox(spec, text, path, "--no-pyramids"));
+    auto reader = data::TraceReader::open(path).value();
+    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, 64);
+    ASSERT_FALSE(cells);
+    EXPECT_EQ(cells.error().kind, ErrorKind::Missing);
+    EXPECT_NE(cells.error().file.find(path.filename().string()), std::string::npos);
+    EXPECT_NE(cells.error().message.find("pyramid"), std::string::npos);
+    std::filesystem::remove(path);
+    std::filesystem::remove(text);
+}
+
+}  // namespace
+}  // namespace gatescope
