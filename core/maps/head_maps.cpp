@@ -161,13 +161,31 @@ Result<std::unique_ptr<kernels::TileSource>> wall(const MapSpec& spec, const Hea
 
 }  // namespace
 
-MapSpec mapSpecFromHeader(const data::LayerHeader& header) {
+Result<MapSpec> mapSpecFromHeader(const data::LayerHeader& header) {
+    const auto kind = parseScoreKind(header.scoreKind);
+    if (!kind)
+        return Error{ErrorKind::Unsupported,
+                     fmt::format("layer score kind '{}' has no tile recompute (known: "
+                                 "additive_decay, power, gsa, wall)",
+                                 header.scoreKind),
+                     {},
+                     "score_kind"};
     MapSpec spec;
-    spec.scoreKind = header.scoreKind;
+    spec.scoreKind = *kind;
     spec.extras = header.extras;
     spec.scale = header.extras.value("scale", 1.0);
     spec.window = header.extras.value("window", int64_t{0});
     spec.hasDecay = header.extras.value("has_decay", false);
+    return spec;
+}
+
+MapSpec mapSpecOf(const LayerAttention& attention) {
+    MapSpec spec;
+    spec.scoreKind = attention.scoreKind;
+    spec.scale = attention.scale;
+    spec.window = attention.window;
+    spec.hasDecay = attention.hasDecay;
+    spec.extras = attention.extras;
     return spec;
 }
 
@@ -192,38 +210,45 @@ std::vector<kernels::MapKind> availableMaps(const MapSpec& spec) {
 }
 
 std::vector<std::string> requiredFactors(const MapSpec& spec) {
-    if (spec.scoreKind == "additive_decay") {
-        std::vector<std::string> names = {"q", "k", "lse"};
-        if (spec.hasDecay) names.push_back("log_decay_cumsum");
-        return names;
+    std::vector<std::string> names;
+    switch (spec.scoreKind) {
+        case ScoreKind::AdditiveDecay:
+            names = {"q", "k", "lse"};
+            if (spec.hasDecay) names.push_back("log_decay_cumsum");
+            break;
+        case ScoreKind::Power:
+            names = {"q", "k", "log_normalizer"};
+            if (spec.hasDecay) names.push_back("log_decay_cumsum");
+            break;
+        case ScoreKind::Gsa:
+            names = {"slot_probs", "write", "log_forget_cumsum"};
+            break;
+        case ScoreKind::Wall: {
+            names = {"q", "k", "lse"};
+            if (spec.extras.value("gated_channels", 0) > 0) names.push_back("log_decay_cumsum");
+            const auto scalarGate = spec.extras.find("scalar_gate");
+            if (scalarGate != spec.extras.end() && scalarGate->is_boolean() &&
+                scalarGate->get<bool>())
+                names.push_back("log_scalar_decay_cumsum");
+            break;
+        }
     }
-    if (spec.scoreKind == "power") {
-        std::vector<std::string> names = {"q", "k", "log_normalizer"};
-        if (spec.hasDecay) names.push_back("log_decay_cumsum");
-        return names;
-    }
-    if (spec.scoreKind == "gsa") return {"slot_probs", "write", "log_forget_cumsum"};
-    if (spec.scoreKind == "wall") {
-        std::vector<std::string> names = {"q", "k", "lse"};
-        if (spec.extras.value("gated_channels", 0) > 0) names.push_back("log_decay_cumsum");
-        const auto scalarGate = spec.extras.find("scalar_gate");
-        if (scalarGate != spec.extras.end() && scalarGate->is_boolean() && scalarGate->get<bool>())
-            names.push_back("log_scalar_decay_cumsum");
-        return names;
-    }
-    return {};
+    return names;
 }
 
 Result<std::unique_ptr<kernels::TileSource>> makeTileSource(const MapSpec& spec,
                                                             const HeadFactorSet& factors) {
-    if (spec.scoreKind == "additive_decay") return additiveDecay(spec, factors);
-    if (spec.scoreKind == "power") return power(spec, factors);
-    if (spec.scoreKind == "gsa") return gsa(factors);
-    if (spec.scoreKind == "wall") return wall(spec, factors);
-    return Error{ErrorKind::Unsupported,
-                 fmt::format("no tile recompute for score kind '{}'", spec.scoreKind),
-                 {},
-                 {}};
+    switch (spec.scoreKind) {
+        case ScoreKind::AdditiveDecay:
+            return additiveDecay(spec, factors);
+        case ScoreKind::Power:
+            return power(spec, factors);
+        case ScoreKind::Gsa:
+            return gsa(factors);
+        case ScoreKind::Wall:
+            return wall(spec, factors);
+    }
+    return Error{ErrorKind::Internal, "unhandled score kind", {}, {}};
 }
 
 }  // namespace gatescope::core

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/maps/score_kind.h"
+#include "core/model/probe.h"
 #include "data/common/result.h"
 #include "data/trace/trace_types.h"
 #include "kernels/cpu/tile_source.h"
@@ -19,15 +21,20 @@ namespace gatescope::core {
 
 /// How a layer forms its maps: the trace's layer header says it all.
 struct MapSpec {
-    std::string scoreKind;  ///< "additive_decay", "power", "gsa", "wall"
+    ScoreKind scoreKind = ScoreKind::AdditiveDecay;
     double scale = 1.0;
     int64_t window = 0;
     bool hasDecay = false;
     nlohmann::json extras = nlohmann::json::object();
 };
 
-/// Reads scale, window and has_decay from the header's extras.
-MapSpec mapSpecFromHeader(const data::LayerHeader& header);
+/// The stored layer's spec: its score kind, and scale, window and has_decay from the header's
+/// extras. Errors: a score kind gatescope cannot recompute (Unsupported, naming it; newer traces
+/// or other tools).
+Result<MapSpec> mapSpecFromHeader(const data::LayerHeader& header);
+
+/// The spec of a layer a forward reports (what the trace job stores in the header).
+MapSpec mapSpecOf(const LayerAttention& attention);
 
 /// One head's factors, owned: name -> [N, width] row-major (width 1 for [H, N] factors).
 struct HeadFactorSet {
@@ -46,8 +53,8 @@ std::vector<kernels::MapKind> availableMaps(const MapSpec& spec);
 /// The factor names makeTileSource needs for `spec` (so readers fetch only those).
 std::vector<std::string> requiredFactors(const MapSpec& spec);
 
-/// A TileSource over `factors` (which must outlive it). Errors: unknown score kind (Unsupported),
-/// a required factor missing (Missing, naming it) or of the wrong width (Shape).
+/// A TileSource over `factors` (which must outlive it). Errors: a required factor missing
+/// (Missing, naming it) or of the wrong width (Shape).
 Result<std::unique_ptr<kernels::TileSource>> makeTileSource(const MapSpec& spec,
                                                             const HeadFactorSet& factors);
 

@@ -9,7 +9,9 @@
 namespace gatescope::core {
 
 bool canRecomputeExactTiles(const data::LayerInfo& layer) {
-    const auto names = requiredFactors(mapSpecFromHeader(layer.header));
+    const auto spec = mapSpecFromHeader(layer.header);
+    if (!spec) return false;
+    const auto names = requiredFactors(*spec);
     return !names.empty() && std::all_of(names.begin(), names.end(), [&](const std::string& name) {
         return layer.factor(name) != nullptr;
     });
@@ -27,7 +29,14 @@ Result<std::unique_ptr<TraceHead>> loadTraceHead(const data::TraceReader& reader
     auto out = std::make_unique<TraceHead>();
     out->layer = layer;
     out->head = head;
-    out->spec = mapSpecFromHeader(info->header);
+    auto spec = mapSpecFromHeader(info->header);
+    if (!spec) {
+        Error e = spec.error();
+        e.file = reader.path();
+        e.object = data::schema::layerPath(layer);
+        return e;
+    }
+    out->spec = std::move(*spec);
     const int64_t n = reader.summary().nTokens;
     out->factors.n = n;
     for (const std::string& name : requiredFactors(out->spec)) {

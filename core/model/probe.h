@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/maps/score_kind.h"
 #include "core/model/float_array.h"
 
 namespace gatescope::core {
 
 /// How one layer's token-to-token weights are formed; what a trace needs to recompute any tile.
 struct LayerAttention {
-    /// "additive_decay" (Transformer, FoX, GatedFWA), "wall", "power", "gsa".
-    std::string scoreKind;
+    ScoreKind scoreKind = ScoreKind::AdditiveDecay;
     int heads = 0;
     int kvHeads = 0;
     int headDim = 0;

@@ -233,17 +233,12 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
     const std::size_t arrayBytes = bytes;
 
     const bool pyramids = m_request.storePyramids;
-    if (pyramids && rec.attention.scoreKind != "additive_decay")
+    if (pyramids && rec.attention.scoreKind != ScoreKind::AdditiveDecay)
         return internal(fmt::format("layer {}: GPU pyramids of a {} layer", rec.layer,
-                                    rec.attention.scoreKind));
+                                    toString(rec.attention.scoreKind)));
     std::vector<float*> maxPtrs, meanPtrs;  // per map, per level
     if (pyramids) {
-        MapSpec spec;
-        spec.scoreKind = rec.attention.scoreKind;
-        spec.scale = rec.attention.scale;
-        spec.window = rec.attention.window;
-        spec.hasDecay = rec.attention.hasDecay;
-        spec.extras = rec.attention.extras;
+        const MapSpec spec = mapSpecOf(rec.attention);
         const auto levels = data::defaultPyramidLevels(n, m_request.pyramidFinestSide);
         job.finestLevel = levels.finest;
         job.coarsestLevel = levels.coarsest;

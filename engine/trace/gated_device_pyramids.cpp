@@ -27,7 +27,7 @@ Status LayerRecorder::writeGatedDevicePyramids(const LayerRecord& rec, const Map
     (void)spec, (void)finestLevel, (void)coarsestLevel, (void)maps, (void)heads;
     return fail(ErrorKind::Internal, "a build without CUDA kernels");
 #else
-    const bool wall = spec.scoreKind == "wall", gsa = spec.scoreKind == "gsa";
+    const bool wall = spec.scoreKind == ScoreKind::Wall, gsa = spec.scoreKind == ScoreKind::Gsa;
     const auto onGpu = [&](const char* name) {
         const auto it = rec.factors.find(name);
         if (it == rec.factors.end()) return torch::Tensor();

@@ -19,16 +19,6 @@ namespace gatescope::core {
 
 namespace {
 
-MapSpec mapSpecOf(const LayerAttention& a) {
-    MapSpec spec;
-    spec.scoreKind = a.scoreKind;
-    spec.scale = a.scale;
-    spec.window = a.window;
-    spec.hasDecay = a.hasDecay;
-    spec.extras = a.extras;
-    return spec;
-}
-
 #ifdef GATESCOPE_HAS_CUDA
 /// Whether kernels::cuda::buildWallPyramids computes this Wall layer's maps: it knows no window,
 /// scalar gate or packed documents, so such layers take the exact CPU tiles (the sink needs
@@ -69,12 +59,12 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
         if (!st) return st;
     }
     std::set<int> heads(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
-    if (rec.deviceFactors && spec.scoreKind == "additive_decay")
+    if (rec.deviceFactors && spec.scoreKind == ScoreKind::AdditiveDecay)
         return writeDevicePyramids(rec, levels.finest, levels.coarsest, maps, heads);
 #ifdef GATESCOPE_HAS_CUDA
     if (cudaDeviceIndex(m_request.device) &&
-        (spec.scoreKind == "power" || spec.scoreKind == "gsa" ||
-         (spec.scoreKind == "wall" && wallTilesOnDevice(spec))))
+        (spec.scoreKind == ScoreKind::Power || spec.scoreKind == ScoreKind::Gsa ||
+         (spec.scoreKind == ScoreKind::Wall && wallTilesOnDevice(spec))))
         return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
 #endif
     for (int head = 0; head < rec.attention.heads; ++head) {

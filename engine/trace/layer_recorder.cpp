@@ -17,7 +17,7 @@ data::LayerHeader headerOf(const LayerAttention& a) {
     h.headDim = a.headDim;
     h.valueDim = a.valueDim;
     h.nChannels = a.channels;
-    h.scoreKind = a.scoreKind;
+    h.scoreKind = toString(a.scoreKind);
     h.extras = a.extras;
     h.extras["scale"] = a.scale;
     h.extras["window"] = a.window;

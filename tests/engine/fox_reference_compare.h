@@ -85,11 +85,7 @@ inline void expectMatchesReference(const RefConfig& c, const std::string& tag, i
             EXPECT_EQ(rec.factors.count("log_decay_cumsum"), 0u);
         }
         // Attention of every head, recomputed from the stored factors (kv heads serve groups).
-        core::MapSpec spec;
-        spec.scoreKind = rec.attention.scoreKind;
-        spec.scale = rec.attention.scale;
-        spec.window = rec.attention.window;
-        spec.hasDecay = rec.attention.hasDecay;
+        const core::MapSpec spec = core::mapSpecOf(rec.attention);
         for (int h = 0; h < c.heads; ++h) {
             core::HeadFactorSet set;
             set.n = n;

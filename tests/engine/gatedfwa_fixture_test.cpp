@@ -77,7 +77,7 @@ TEST_P(GatedFwaFixture, MatchesOfficialFloat32Outputs) {
     for (int l = 0; l < layers; ++l) {
         SCOPED_TRACE(fmt::format("layer {}", l));
         const auto& rec = probe.layers.at(l);
-        EXPECT_EQ(rec.attention.scoreKind, "additive_decay");
+        EXPECT_EQ(rec.attention.scoreKind, core::ScoreKind::AdditiveDecay);
         EXPECT_EQ(rec.attention.window, modelConfig["window_size"].get<int64_t>());
         EXPECT_TRUE(rec.attention.hasDecay);
         EXPECT_EQ(rec.attention.extras.at("logit_softcap").get<double>(), 15.0);

@@ -67,7 +67,7 @@ TEST_F(GsaFixture, MatchesOfficialFloat32Outputs) {
     for (int l = 0; l < layers; ++l) {
         SCOPED_TRACE(fmt::format("layer {}", l));
         const auto& rec = probe.layers.at(l);
-        EXPECT_EQ(rec.attention.scoreKind, "gsa");
+        EXPECT_EQ(rec.attention.scoreKind, core::ScoreKind::Gsa);
         EXPECT_EQ(rec.attention.channels, 16);
         EXPECT_LT(test::relativeError(rec.hiddenIn.data,
                                       m_expected->floats(fmt::format("hidden_states.{}", l))),

@@ -54,7 +54,7 @@ TEST(PowerFixture, MatchesOfficialFloat32Outputs) {
         SCOPED_TRACE(fmt::format("layer {}", l));
         const auto& rec = probe.layers.at(l);
         const auto& att = rec.attention;
-        ASSERT_EQ(att.scoreKind, "power");
+        ASSERT_EQ(att.scoreKind, core::ScoreKind::Power);
         EXPECT_EQ(att.extras.at("p"), 2);
         EXPECT_TRUE(att.hasDecay);
         const auto name = [&](const char* what) { return fmt::format("layers.{}.{}", l, what); };

@@ -76,7 +76,7 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
         const auto& att = rec.attention;
         EXPECT_EQ(att.heads, c.heads());
         EXPECT_EQ(att.kvHeads, c.kvHeads);
-        EXPECT_EQ(att.scoreKind, c.sdpa ? "additive_decay" : "power");
+        EXPECT_EQ(att.scoreKind, c.sdpa ? core::ScoreKind::AdditiveDecay : core::ScoreKind::Power);
         EXPECT_EQ(att.hasDecay, c.gating && !c.sdpa);
         // Reference arrays are [N, heads, d]; records are [heads, N, d].
         const auto& rq = ref.layers[l].q;
@@ -98,7 +98,7 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
                                                    rk[(t * c.kvHeads + h) * d + e]));
         EXPECT_LT(qErr / scale, 1e-4);
         EXPECT_LT(kErr / scale, 1e-4);
-        if (att.scoreKind != "power") continue;
+        if (att.scoreKind != core::ScoreKind::Power) continue;
         if (c.gating) {
             ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads(), n, 1}));
             for (int h = 0; h < c.heads(); ++h)

@@ -75,7 +75,7 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
     // Layer 0's record: per-channel log retention per query head, and attention tiles
     // recomputed from the stored factors through the same path traces use.
     const auto& rec = probe.first;
-    ASSERT_EQ(rec.attention.scoreKind, "wall");
+    ASSERT_EQ(rec.attention.scoreKind, core::ScoreKind::Wall);
     const int64_t n = ids.size();
     if (c.gateDim > 0) {
         ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads, n, c.gateDim}));
@@ -101,12 +101,7 @@ TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
     }
     EXPECT_EQ(rec.attention.window, c.window);
     EXPECT_EQ(rec.attention.hasDecay, c.gateDim > 0 || c.scalarGate);
-    core::MapSpec spec;
-    spec.scoreKind = rec.attention.scoreKind;
-    spec.scale = rec.attention.scale;
-    spec.window = rec.attention.window;
-    spec.hasDecay = rec.attention.hasDecay;
-    spec.extras = rec.attention.extras;
+    const core::MapSpec spec = core::mapSpecOf(rec.attention);
     for (const auto& name : core::requiredFactors(spec))
         ASSERT_TRUE(rec.factors.count(name)) << name;
     for (int h = 0; h < c.heads; ++h) {

@@ -14,8 +14,8 @@ bool TraceTileLoader::hasMap(int layer, MapView map) const {
     if (!info) return false;
     const bool exact = core::canRecomputeExactTiles(*info);
     const bool attention = info->pyramid("attention") || exact;
-    const bool decay =
-        info->pyramid("decay") || (exact && core::mapSpecFromHeader(info->header).hasDecay);
+    const auto spec = core::mapSpecFromHeader(info->header);
+    const bool decay = info->pyramid("decay") || (exact && spec && spec->hasDecay);
     switch (map) {
         case MapView::Attention:
             return attention;

@@ -173,7 +173,7 @@ private:
 
         if (rec) {
             rec->layer = l;
-            rec->attention.scoreKind = "additive_decay";
+            rec->attention.scoreKind = ScoreKind::AdditiveDecay;
             rec->attention.heads = static_cast<int>(h);
             rec->attention.kvHeads = static_cast<int>(kvh);
             rec->attention.window = c.window;

@@ -87,7 +87,7 @@ torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torc
     if (rec) {
         rec->layer = layer;
         auto& header = rec->attention;
-        header.scoreKind = "additive_decay";
+        header.scoreKind = ScoreKind::AdditiveDecay;
         header.heads = static_cast<int>(h);
         header.kvHeads = static_cast<int>(kvh);
         header.headDim = header.valueDim = static_cast<int>(hd);

@@ -140,7 +140,7 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
     if (rec) {
         const int64_t group = c.group();
         auto& a = rec->attention;
-        a.scoreKind = "gsa";
+        a.scoreKind = ScoreKind::Gsa;
         a.heads = static_cast<int>(h);
         a.kvHeads = static_cast<int>(hkv);
         a.headDim = static_cast<int>(dk);

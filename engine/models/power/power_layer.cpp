@@ -101,7 +101,7 @@ torch::Tensor runBlock(const BlockContext& ctx, int layer, const PowerLayerWeigh
         rec->factors["k"] = toFloatArray(kh);
         rec->factors["v"] = toFloatArray(vh);
         if (c.kernel == AttentionKernel::Power) {
-            att.scoreKind = "power";
+            att.scoreKind = ScoreKind::Power;
             att.hasDecay = cumsum.defined();
             att.extras = powerExtras(c);
             rec->factors["log_normalizer"] = toFloatArray(rowNormalizer);
@@ -114,7 +114,7 @@ torch::Tensor runBlock(const BlockContext& ctx, int layer, const PowerLayerWeigh
             rec->factors["normalizer_state_norm"] =
                 toFloatArray(toQueryHeads(norms.normalizer, c.qheadRatio));
         } else {
-            att.scoreKind = "additive_decay";
+            att.scoreKind = ScoreKind::AdditiveDecay;
             att.hasDecay = false;
             att.extras = {{"rotary",
                            "interleaved pairs, angle pos * 2 pi / N^(2i/d), N = traced "

@@ -71,7 +71,7 @@ bool cudaKernelFits(const WallConfig& c, std::span<const int64_t> documentStarts
 void record(const WallConfig& c, const WallLayerWeights& w, LayerRecord& rec, const WallInputs& in,
             const torch::Tensor& lse, std::span<const int64_t> documentStarts, double scale) {
     auto& a = rec.attention;
-    a.scoreKind = "wall";
+    a.scoreKind = ScoreKind::Wall;
     a.heads = c.heads;
     a.kvHeads = c.kvHeads;
     a.headDim = a.valueDim = c.headDim;

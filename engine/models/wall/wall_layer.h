@@ -18,7 +18,7 @@ namespace gatescope::core::wall {
 
 /// Runs the layer on `normed` [N, d] (activation dtype) and returns its residual contribution
 /// [N, d] float32. `documentStarts` as RunOptions::documentStarts (ModelError Usage when
-/// malformed). When `record` is non-null it receives scoreKind "wall", window, logRetention g
+/// malformed). When `record` is non-null it receives ScoreKind::Wall, window, logRetention g
 /// [H, N, gate_dim] (the scalar gate [H, N, 1] when gate_dim is 0), the factors q [H, N, hd],
 /// k, v [Hkv, N, hd], lse [H, N] (natural log, sink included), log_decay_cumsum P [gate heads,
 /// N, gate_dim] (per KV head when gates are tied) and log_scalar_decay_cumsum c [H, N], and the
