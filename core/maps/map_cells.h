@@ -32,10 +32,12 @@ struct Cells {
 };
 
 /// Map `kind` of (layer, head) over tokens [begin, end) x [begin, end), max-pooled to at most
-/// `maxCells` per side (a range whose cells would be finer than the coarsest stored pyramid
-/// level gets that level's cells instead). Errors: the head's factors cannot be read (exact), or
-/// the layer stores no pyramid of `kind` and the range is longer than kExactLimit; both name the
-/// trace.
+/// `maxCells` per side. Exact ranges: each cell is the maximum of its step x step block. Longer
+/// ranges read the finest stored pyramid level whose cells (2^L tokens) are at least a figure
+/// cell, else the coarsest; a figure cell then holds the pyramid cells whose first token falls in
+/// it, so its edges are rounded up to multiples of 2^L (and a step finer than the level's cells
+/// becomes 2^L). Errors: the head's factors cannot be read (exact), or the layer stores no
+/// pyramid of `kind` and the range is longer than kExactLimit; both name the trace.
 Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
                            kernels::MapKind kind, int64_t begin, int64_t end, int maxCells);
 

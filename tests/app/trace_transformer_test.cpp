@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
-#include "core/fox_reference_model.h"
 #include "core/maps/trace_head.h"
 #include "data/trace/trace_reader.h"
+#include "engine/fox_reference_model.h"
 
 namespace gatescope {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "cli_runner.h"
 #include "core/checkpoint/safetensors_file.h"
-#include "core/wall_reference_model.h"
 #include "data/trace/trace_reader.h"
+#include "engine/wall_reference_model.h"
 
 namespace gatescope {
 namespace {

@@ -8,8 +8,8 @@
 #include "cli_runner.h"
 #include "core/maps/trace_head.h"
 #include "core/sample/random_fox_checkpoint.h"
-#include "core/wall_reference_model.h"
 #include "data/trace/trace_reader.h"
+#include "engine/wall_reference_model.h"
 
 namespace gatescope {
 namespace {

@@ -97,22 +97,32 @@ TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
     auto reader = data::TraceReader::open(path).value();
     auto head = core::loadTraceHead(*reader, 0, 0);
     ASSERT_TRUE(head) << head.error().describe();
-    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, 64);
-    ASSERT_TRUE(cells) << cells.error().describe();
-    ASSERT_EQ(cells->source.rfind("pyramid level ", 0), 0u) << cells->source;
-    const int64_t step = cells->step;
-    EXPECT_GE(step * 64, n);
-    // Cells on and below the diagonal: the exact maximum of their block (max-pooled levels keep
-    // it, to float32); above the diagonal the map is 0.
-    for (int64_t r = 0; r < cells->rows; r += 9)
-        for (int64_t c = 0; c <= r; c += 7) {
-            const int64_t r0 = r * step, c0 = c * step;
-            const float want =
-                exactMax(*(*head)->source, MapKind::Attention, r0, std::min<int64_t>(r0 + step, n),
-                         c0, std::min<int64_t>(c0 + step, n));
-            EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want)) << r << "," << c;
-        }
-    EXPECT_EQ(cells->at(0, cells->cols - 1), 0.f);
+    // 64 cells a side: 75 tokens each, read from a level whose cells (2^L tokens) are finer, and
+    // 600 a side: 8 tokens each, exactly the finest level's cells.
+    for (int maxCells : {64, 600}) {
+        auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, maxCells);
+        ASSERT_TRUE(cells) << cells.error().describe();
+        int level = -1;
+        ASSERT_EQ(std::sscanf(cells->source.c_str(), "pyramid level %d", &level), 1)
+            << cells->source;
+        const int64_t step = cells->step, unit = int64_t{1} << level;
+        EXPECT_LE(unit, step);
+        EXPECT_GE(step * maxCells, n);
+        // A cell holds the stored pyramid cells whose first token falls in it: its edges are
+        // rounded up to the level's unit. Each stored cell is the exact maximum of its block, so
+        // the figure cell is the exact maximum over those blocks (to float32).
+        const auto edge = [&](int64_t i) {
+            return std::min<int64_t>((i * step + unit - 1) / unit * unit, n);
+        };
+        for (int64_t r = 0; r < cells->rows; r += maxCells == 64 ? 1 : 37)
+            for (int64_t c = 0; c <= r; c += maxCells == 64 ? 1 : 29) {
+                const float want = exactMax(*(*head)->source, MapKind::Attention, edge(r),
+                                            edge(r + 1), edge(c), edge(c + 1));
+                EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want))
+                    << r << "," << c << " at " << maxCells << " cells";
+            }
+        EXPECT_EQ(cells->at(0, cells->cols - 1), 0.f);  // above the diagonal the map is 0
+    }
 }
 
 TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {

@@ -2,8 +2,6 @@
 // around them: BOS, byte offsets of byte-fallback pieces, invalid UTF-8, decoding, provenance.
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include "checkpoint_test_helpers.h"
 #include "core/input/input.h"
 #include "core/tokenizer/sentencepiece_module.h"
@@ -131,21 +129,6 @@ TEST_F(SentencePieceTest, BosAndDecoding) {
     EXPECT_EQ(identity["files"]["ascii.model"].get<std::string>().size(), 64u);
     EXPECT_TRUE(identity["library"].get<std::string>().starts_with("SentencePiece 0."))
         << identity["library"];
-}
-
-// This test binary links LibTorch, and so the system libprotobuf; libsentencepiece carries a
-// protobuf-lite of another version. Both run in one process because the module keeps
-// libsentencepiece out of the process's main link namespace (sentencepiece_module.h).
-TEST_F(SentencePieceTest, RunsBesideLibTorchsProtobuf) {
-    auto tok = load(false);
-    ASSERT_NE(tok, nullptr);
-    EXPECT_NE(dlopen("libprotobuf.so.32", RTLD_LAZY | RTLD_NOLOAD), nullptr)
-        << "LibTorch's libprotobuf is not loaded: this test proves nothing";
-    EXPECT_EQ(dlopen("libsentencepiece.so.0", RTLD_LAZY | RTLD_NOLOAD), nullptr)
-        << "libsentencepiece is in the main namespace, beside libprotobuf";
-    auto enc = tok->encode("def tokenize(text)");
-    ASSERT_TRUE(enc.ok()) << enc.error().describe();
-    EXPECT_EQ(std::vector<int>(enc->ids.begin(), enc->ids.end()), reference("def tokenize(text)"));
 }
 
 TEST(SentencePieceModule, LoadsFromTheBuildAndReportsBadModels) {
