@@ -1,8 +1,13 @@
 #include "engine/nn/layers.h"
 
+#include "kernels/cpu/cancel.h"
+
 namespace gatescope::core {
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const Precision& precision) const {
+    // Projections and norms are where a layer spends its time outside the attention kernels
+    // (which poll per block): polling before each keeps Ctrl-C within a second at 100k+ tokens.
+    kernels::throwIfCancelled();
     if (!precision.bf16) {
         auto y = torch::matmul(x.to(torch::kFloat32), weight.t());
         return bias.defined() ? y + bias : y;
@@ -30,6 +35,7 @@ Linear Linear::to(const torch::Device& device) const {
 
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
                       torch::ScalarType outDtype) {
+    kernels::throwIfCancelled();
     auto xf = x.to(torch::kFloat32);
     auto y = xf * torch::rsqrt(xf.pow(2).mean(-1, true) + eps);
     if (weight.defined()) y = y * weight;

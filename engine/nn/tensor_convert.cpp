@@ -2,9 +2,12 @@
 
 #include <cstring>
 
+#include "kernels/cpu/cancel.h"
+
 namespace gatescope::core {
 
 FloatArray toFloatArray(const torch::Tensor& tensor) {
+    kernels::throwIfCancelled();  // recording a layer copies arrays of N x width floats
     FloatArray out;
     if (tensor.is_cuda()) {
         // One device-to-host copy straight into the array (no intermediate host tensor).
