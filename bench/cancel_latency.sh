@@ -24,7 +24,7 @@ while (($(stat -c %s "$text" 2>/dev/null || echo 0) < tokens)); do
 done
 truncate -s "$tokens" "$text"
 worst=0 failures=0
-read -ra archs <<<"${ARCHS:-$(ls resources/models)}"
+read -ra archs <<<"${ARCHS:-$(cd resources/models && echo *)}"
 for arch in "${archs[@]}"; do
     model=resources/models/$arch
     for signal in INT TERM; do

@@ -23,7 +23,7 @@ widgets::FigureOptions figureOptions(const core::BatchFigure& f) {
     o.kind = widgets::parseFigureKind(f.kind).value_or(widgets::FigureKind::Map);
     o.layer = f.layer;
     o.head = f.head;
-    o.map = f.map == "decay" ? kernels::MapKind::Decay : kernels::MapKind::Attention;
+    o.map = f.map;
     o.begin = f.begin;
     o.end = f.end.value_or(-1);
     return o;

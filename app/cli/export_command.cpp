@@ -76,12 +76,10 @@ int ExportCommand::run() {
     const auto kind = parseFigureKind(m_figure);
     if (!kind) return usageError("--figure must be map, grid, retention, loss or compare");
     o.kind = *kind;
-    if (m_map == "attention")
-        o.map = kernels::MapKind::Attention;
-    else if (m_map == "decay")
-        o.map = kernels::MapKind::Decay;
-    else
+    const auto map = kernels::parseMapKind(m_map);
+    if (!map || *map == kernels::MapKind::Logit)
         return usageError("--map must be attention or decay");
+    o.map = *map;
     const auto colormap = parseColormap(m_colormap);
     if (!colormap) return usageError("--colormap must be viridis, magma, cividis or diverging");
     o.colormap = *colormap;

@@ -197,11 +197,11 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         ctx.setLayerHead(std::stoi(arg(1)), ctx.head());
     else if (cmd == "head")
         ctx.setLayerHead(ctx.layer(), std::stoi(arg(1)));
-    else if (cmd == "map")
-        ctx.setMap(arg(1) == "decay"     ? MapView::Decay
-                   : arg(1) == "product" ? MapView::Product
-                                         : MapView::Attention);
-    else if (cmd == "pool")
+    else if (cmd == "map") {
+        const auto map = parseMapView(arg(1));
+        if (!map) return false;  // a misspelt map fails the script, not a silent attention map
+        ctx.setMap(*map);
+    } else if (cmd == "pool")
         ctx.setPool(arg(1) == "mean" ? data::Pool::Mean : data::Pool::Max);
     else if (cmd == "colormap" || cmd == "scale") {
         ColorSettings c = ctx.colors();

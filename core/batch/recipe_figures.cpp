@@ -53,9 +53,11 @@ Result<std::vector<BatchFigure>> parseRecipeFigures(const nlohmann::json& figure
                 return error(key, fmt::format("{} is out of range 0..{}", v, kMaxListIndex));
             (std::string_view(key) == "layer" ? figure.layer : figure.head) = int(v);
         }
-        figure.map = f.value("map", std::string("attention"));
-        if (!oneOf(figure.map, {"attention", "decay"}))
-            return error("map", fmt::format("'{}': attention or decay", figure.map));
+        const auto map = f.value("map", std::string("attention"));
+        const auto kind = kernels::parseMapKind(map);
+        if (!kind || *kind == kernels::MapKind::Logit)
+            return error("map", fmt::format("'{}': attention or decay", map));
+        figure.map = *kind;
         if (f.contains("range")) {
             auto range = parseRange(f["range"].get<std::string>(), "range");
             if (!range) return error("range", range.error().message);

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/cpu/tile_source.h"
+
 #include "data/common/result.h"
 
 namespace gatescope::core {
@@ -19,10 +21,10 @@ struct BatchFigure {
     std::string kind;  ///< map, grid, retention or loss
     int layer = 0;     ///< checked against each run's model when it is drawn
     int head = 0;
-    std::string map = "attention";  ///< attention or decay
-    int64_t begin = 0;              ///< token range; clamped to each run's length
-    std::optional<int64_t> end;     ///< exclusive; none: to the end of the run
-    std::string format = "svg";     ///< svg, png or pdf
+    kernels::MapKind map = kernels::MapKind::Attention;  ///< Attention or Decay
+    int64_t begin = 0;           ///< token range; clamped to each run's length
+    std::optional<int64_t> end;  ///< exclusive; none: to the end of the run
+    std::string format = "svg";  ///< svg, png or pdf
     int dpi = 150;
     nlohmann::json source;  ///< the recipe's object, for messages
 };

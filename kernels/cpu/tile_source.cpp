@@ -14,4 +14,10 @@ const char* toString(MapKind kind) {
     return "unknown";
 }
 
+std::optional<MapKind> parseMapKind(std::string_view word) {
+    for (MapKind kind : {MapKind::Attention, MapKind::Decay, MapKind::Logit})
+        if (word == toString(kind)) return kind;
+    return std::nullopt;
+}
+
 }  // namespace gatescope::kernels

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace gatescope::kernels {
 
@@ -14,8 +16,12 @@ enum class MapKind {
     Logit,      ///< raw pre-softmax score (scale q.k + c_i - c_j); -inf for disallowed keys
 };
 
-/// Returns "attention", "decay" or "logit".
+/// Returns "attention", "decay" or "logit": the one name of a map everywhere (pyramid names in
+/// traces, `--map`, recipe figures, viewer scripts).
 const char* toString(MapKind kind);
+
+/// The map toString names; nullopt for any other word.
+std::optional<MapKind> parseMapKind(std::string_view word);
 
 /// Source of exact tiles of one head's maps. Implementations are immutable views over factors
 /// owned elsewhere (which must outlive them); compute() is const and thread-safe, so one source

@@ -40,6 +40,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFigure{"kind_compare", R"({"figure": "compare"})", "figures.figure", "'compare'"},
         BadFigure{"map_product", R"({"figure": "map", "map": "product"})", "figures.map",
                   "attention or decay"},
+        BadFigure{"map_logit", R"({"figure": "map", "map": "logit"})", "figures.map",
+                  "attention or decay"},
         BadFigure{"format_gif", R"({"figure": "loss", "format": "gif"})", "figures.format",
                   "svg, png or pdf"},
         BadFigure{"layer_negative", R"({"figure": "map", "layer": -1})", "figures.layer",
@@ -65,7 +67,7 @@ TEST(RecipeFigures, ValuesAndDefaultsAreRead) {
     const auto& loss = (*parsed)[0];
     EXPECT_EQ(loss.kind, "loss");
     EXPECT_EQ(loss.layer, 0);
-    EXPECT_EQ(loss.map, "attention");
+    EXPECT_EQ(loss.map, kernels::MapKind::Attention);
     EXPECT_EQ(loss.begin, 0);
     EXPECT_FALSE(loss.end);
     EXPECT_EQ(loss.format, "svg");
@@ -73,7 +75,7 @@ TEST(RecipeFigures, ValuesAndDefaultsAreRead) {
     const auto& map = (*parsed)[1];
     EXPECT_EQ(map.layer, 2);
     EXPECT_EQ(map.head, 3);
-    EXPECT_EQ(map.map, "decay");
+    EXPECT_EQ(map.map, kernels::MapKind::Decay);
     EXPECT_EQ(map.begin, 100);
     EXPECT_EQ(map.end, 612);
     EXPECT_EQ(map.format, "png");

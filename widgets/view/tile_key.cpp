@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu/tile_source.h"
+
 namespace gatescope::widgets {
 
 const char* toString(MapView map) {
@@ -15,6 +17,19 @@ const char* toString(MapView map) {
             return "attention x decay";
     }
     return "attention";
+}
+
+std::optional<MapView> parseMapView(std::string_view word) {
+    if (word == "product") return MapView::Product;
+    switch (kernels::parseMapKind(word).value_or(kernels::MapKind::Logit)) {
+        case kernels::MapKind::Attention:
+            return MapView::Attention;
+        case kernels::MapKind::Decay:
+            return MapView::Decay;
+        case kernels::MapKind::Logit:
+            break;
+    }
+    return std::nullopt;
 }
 
 size_t TileKeyHash::operator()(const TileKey& k) const {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "data/trace/trace_schema.h"
@@ -15,7 +17,12 @@ namespace gatescope::widgets {
 /// The map a view shows. Product is attention x decay, cell by cell.
 enum class MapView { Attention, Decay, Product };
 
+/// The display label ("attention", "decay", "attention x decay").
 const char* toString(MapView map);
+
+/// A view by its script and settings word: "attention", "decay" (kernels::toString's names) or
+/// "product"; nullopt for any other word.
+std::optional<MapView> parseMapView(std::string_view word);
 
 /// Cells per tile side (the trace's chunk edge).
 inline constexpr int64_t kTile = data::kTileSide;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/tile_source.h"
+
 namespace gatescope::widgets {
 
 TraceTileLoader::TraceTileLoader(std::shared_ptr<const data::TraceReader> reader)
@@ -13,9 +15,11 @@ bool TraceTileLoader::hasMap(int layer, MapView map) const {
     const data::LayerInfo* info = m_reader->summary().layer(layer);
     if (!info) return false;
     const bool exact = core::canRecomputeExactTiles(*info);
-    const bool attention = info->pyramid("attention") || exact;
+    const char* attentionName = kernels::toString(kernels::MapKind::Attention);
+    const char* decayName = kernels::toString(kernels::MapKind::Decay);
+    const bool attention = info->pyramid(attentionName) || exact;
     const auto spec = core::mapSpecFromHeader(info->header);
-    const bool decay = info->pyramid("decay") || (exact && spec && spec->hasDecay);
+    const bool decay = info->pyramid(decayName) || (exact && spec && spec->hasDecay);
     switch (map) {
         case MapView::Attention:
             return attention;
@@ -30,11 +34,13 @@ bool TraceTileLoader::hasMap(int layer, MapView map) const {
 Result<TilePtr> TraceTileLoader::load(const TileKey& key) const {
     if (key.exact) return loadExact(key);
     if (key.map != MapView::Product) {
-        return loadPyramid(key, key.map == MapView::Attention ? "attention" : "decay");
+        return loadPyramid(
+            key, kernels::toString(key.map == MapView::Attention ? kernels::MapKind::Attention
+                                                                 : kernels::MapKind::Decay));
     }
-    auto a = loadPyramid(key, "attention");
+    auto a = loadPyramid(key, kernels::toString(kernels::MapKind::Attention));
     if (!a) return a;
-    auto d = loadPyramid(key, "decay");
+    auto d = loadPyramid(key, kernels::toString(kernels::MapKind::Decay));
     if (!d) return d;
     auto out = std::make_shared<TileData>(**a);
     out->key = key;
@@ -105,8 +111,10 @@ namespace gatescope::widgets {
 LevelRange levelRangeOf(const data::LayerInfo& layer, MapView map) {
     LevelRange range;
     range.canRecompute = core::canRecomputeExactTiles(layer);
-    const data::PyramidInfo* p = layer.pyramid(map == MapView::Decay ? "decay" : "attention");
-    if (map == MapView::Product && !layer.pyramid("decay")) p = nullptr;
+    const char* decayName = kernels::toString(kernels::MapKind::Decay);
+    const data::PyramidInfo* p = layer.pyramid(
+        map == MapView::Decay ? decayName : kernels::toString(kernels::MapKind::Attention));
+    if (map == MapView::Product && !layer.pyramid(decayName)) p = nullptr;
     if (!p || p->levels.empty()) {
         range.hasPyramid = false;
         return range;
