@@ -95,6 +95,17 @@ torch::Tensor onDevice(const torch::Tensor& t, const torch::Device& device) {
     return t.to(device);
 }
 
+void DeviceMover::embeddingsAndHead(torch::Tensor& embeddings, Linear& head) const {
+    const bool tied = head.weight.is_same(embeddings);
+    (*this)(embeddings);
+    if (tied) {
+        head = Linear{};
+        head.weight = embeddings;
+    } else {
+        (*this)(head);
+    }
+}
+
 std::string attentionPathOn(const torch::Device& device, const std::string& cpuPath,
                             const std::string& cudaPath) {
     return device.is_cuda() ? cudaPath : cpuPath;

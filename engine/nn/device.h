@@ -22,6 +22,9 @@ struct DeviceMover {
     torch::Device device;
     void operator()(torch::Tensor& t) const { t = onDevice(t, device); }
     void operator()(Linear& l) const { l = l.to(device); }
+    /// Moves the token embeddings and the LM head; a head tied to the embeddings (sharing their
+    /// tensor) stays tied to the moved copy.
+    void embeddingsAndHead(torch::Tensor& embeddings, Linear& head) const;
 };
 
 /// A model's weights, copied to the GPU once (on the first CUDA forward) and kept.

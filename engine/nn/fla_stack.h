@@ -1,4 +1,4 @@
-// Private to core/models: the fla-style decoder stack that GSA and Wall share, with fla's
+// Private to engine/models: the fla-style decoder stack that GSA and Wall share, with fla's
 // checkpoint names: token embeddings (`model.embeddings`), pre-norm blocks
 //   h = x + mixer(RMSNorm_attn(x));  out = h + down(silu(gate(RMSNorm_mlp(h))) *
 //   up(RMSNorm_mlp(h)))
@@ -6,13 +6,9 @@
 // (`model.norm`) and the LM head (`lm_head`, or the embeddings when tied).
 #pragma once
 
-#include <functional>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "core/model/model.h"
-#include "core/model/probe.h"
 #include "engine/nn/layers.h"
 #include "engine/nn/weight_store.h"
 
@@ -28,7 +24,7 @@ struct FlaBlockWeights {
 /// `attn.norm` / `mlp.norm`, one fused `mlp.gate_proj` [2I, d], gate rows first).
 FlaBlockWeights loadFlaBlock(WeightStore& store, int layer, int64_t hidden, int64_t intermediate);
 
-/// The stack around the blocks: what every fla model shares.
+/// The stack around the blocks: what every fla model shares (FlaDecoder runs it).
 struct FlaStack {
     torch::Tensor embeddings;  ///< [V, d]
     torch::Tensor finalNorm;   ///< [d]
@@ -37,17 +33,13 @@ struct FlaStack {
     int64_t vocabSize = 0;
     double normEps = 1e-6;
 
-    /// Token mixer of layer `layer` on the attention-norm output (activation dtype); returns its
-    /// residual contribution [N, d] float32 and fills `record` when non-null.
-    using Mixer =
-        std::function<torch::Tensor(int layer, const torch::Tensor& normed,
-                                    const Precision& precision, int threads, LayerRecord* record)>;
-
-    /// The whole forward: layers, probe records (with hiddenIn when asked), final norm, per-token
-    /// statistics. Throws ModelError (bad ids, cancellation) like every model's run.
-    ForwardResult run(std::span<const int32_t> ids, std::span<const int32_t> targets,
-                      const RunOptions& options, Probe* probe, const Mixer& mixer,
-                      const std::string& attentionPath) const;
+    /// What layer `layer`'s token mixer reads: RMSNorm_attn of the residual stream x [N, d]
+    /// (float32), in the activation dtype.
+    torch::Tensor mixerInput(int layer, const torch::Tensor& x, const Precision& precision) const;
+    /// The residual stream leaving layer `layer` [N, d] float32, given the mixer's residual
+    /// contribution `mixed` [N, d] float32: h = x + mixed, then h + MLP(RMSNorm_mlp(h)).
+    torch::Tensor blockOutput(int layer, const torch::Tensor& x, const torch::Tensor& mixed,
+                              const Precision& precision) const;
 };
 
 struct DeviceMover;

@@ -1,16 +1,13 @@
 #include "engine/models/fox/fox_model.h"
 
 #include <cmath>
-
-#include <fmt/format.h>
+#include <string>
+#include <tuple>
 
 #include "engine/models/fox/fox_config.h"
 #include "engine/models/fox/fox_weights.h"
 #include "engine/nn/attention.h"
-#include "engine/nn/device.h"
-#include "engine/nn/forward_support.h"
-#include "engine/nn/tensor_convert.h"
-#include "engine/nn/token_stats.h"
+#include "engine/nn/decoder_model.h"
 
 namespace gatescope::core::fox {
 
@@ -18,91 +15,47 @@ namespace {
 
 constexpr double kQkNormEps = 1e-5;  // the official QK-norm uses the RMSNorm default, not norm_eps
 
-void moveWeights(FoxWeights& w, const DeviceMover& move) {
-    const bool tied = w.lmHead.weight.is_same(w.embeddings);
-    move(w.embeddings);
-    move(w.finalNorm);
-    if (tied) {
-        w.lmHead = Linear{};
-        w.lmHead.weight = w.embeddings;
-    } else {
-        move(w.lmHead);
-    }
-    for (auto& l : w.layers) {
-        for (auto* t : {&l.attnNorm, &l.mlpNorm, &l.forgetBias, &l.outputNorm, &l.qNorm, &l.kNorm})
-            move(*t);
-        for (auto* lin : {&l.q, &l.k, &l.v, &l.o, &l.kShift, &l.vShift, &l.forgetGate,
-                          &l.outputGate, &l.gateUp, &l.down})
-            move(*lin);
-    }
-}
-
 torch::Tensor gateActivation(const torch::Tensor& x, GateActivation act) {
     return act == GateActivation::Silu ? torch::silu(x) : torch::sigmoid(x);
 }
 
-class FoxModel final : public Model {
+class FoxDecoder final : public DecoderArchBase<FoxConfig, FoxWeights> {
 public:
-    FoxModel(FoxConfig config, FoxWeights weights, std::string modelType)
-        : m_config(std::move(config)), m_weights(std::move(weights)) {
-        m_info.modelType = std::move(modelType);
-        m_info.family = m_config.forgetGate == ForgetGate::None ? "transformer" : "fox";
-        m_info.layers = m_config.layers;
-        m_info.heads = m_config.heads;
-        m_info.kvHeads = m_config.kvHeads;
-        m_info.headDim = m_config.headDim;
-        m_info.hiddenSize = m_config.hiddenSize;
-        m_info.vocabSize = m_config.vocabSize;
-        if (m_config.bosTokenId >= 0) m_info.bosId = m_config.bosTokenId;
+    static void describe(const FoxConfig& c, ModelInfo& info) {
+        info.family = c.forgetGate == ForgetGate::None ? "transformer" : "fox";
+        info.headDim = c.headDim;
     }
 
-    const ModelInfo& info() const override { return m_info; }
-
-    Result<ForwardResult> forward(std::span<const int32_t> ids, std::span<const int32_t> targets,
-                                  const RunOptions& options, Probe* probe) override {
-        return guarded<ForwardResult>([&] { return run(ids, targets, options, probe); });
-    }
-
-private:
-    ForwardResult run(std::span<const int32_t> ids, std::span<const int32_t> targetsIn,
-                      const RunOptions& options, Probe* probe) const {
-        ForwardSession session(ids, targetsIn, m_config.vocabSize, options, m_config.layers);
-        const Precision precision{options.dtype == ComputeDType::BFloat16};
-        const int64_t n = session.n();
-        const auto& device = session.device();
-        const FoxWeights& weights = m_deviceWeights.get(m_weights, device, moveWeights);
-        torch::Tensor cos, sin;
-        if (m_config.useRope) {
-            std::tie(cos, sin) = rotaryTables(n, m_config.headDim, m_config.ropeBase);
-            cos = onDevice(cos, device);
-            sin = onDevice(sin, device);
+    static void move(FoxWeights& w, const DeviceMover& move) {
+        move.embeddingsAndHead(w.embeddings, w.lmHead);
+        move(w.finalNorm);
+        for (auto& l : w.layers) {
+            for (auto* t :
+                 {&l.attnNorm, &l.mlpNorm, &l.forgetBias, &l.outputNorm, &l.qNorm, &l.kNorm})
+                move(*t);
+            for (auto* lin : {&l.q, &l.k, &l.v, &l.o, &l.kShift, &l.vShift, &l.forgetGate,
+                              &l.outputGate, &l.gateUp, &l.down})
+                move(*lin);
         }
-
-        auto x = weights.embeddings.index_select(0, session.idTensor());
-        for (int l = 0; l < m_config.layers; ++l) {
-            session.beginLayer(l);
-            const bool record = probe && probe->wantsLayer(l);
-            LayerRecord rec;
-            if (record && options.recordHidden) rec.hiddenIn = toFloatArray(x);
-            x = block(weights.layers[l], l, x, cos, sin, precision, options,
-                      record ? &rec : nullptr, probe);
-            if (record) probe->onLayer(std::move(rec));
-        }
-        ForwardResult result;
-        auto hidden = rmsNorm(x, weights.finalNorm, m_config.normEps, torch::kFloat32);
-        if (options.recordHidden) result.finalHidden = toFloatArray(hidden);
-        LogitsHead head{&weights.lmHead, m_config.vocabSize, std::nullopt, false};
-        session.progress(0.99, "logits");
-        computeTokenStats(hidden, head, session.targets(), precision, options.returnLogits, result);
-        result.attentionPath = attentionPathOn(device, "cpu-blockwise", "cuda-fused");
-        return result;
     }
 
-    torch::Tensor block(const FoxLayerWeights& w, int l, const torch::Tensor& x,
-                        const torch::Tensor& cos, const torch::Tensor& sin,
-                        const Precision& precision, const RunOptions& options, LayerRecord* rec,
-                        const Probe* probe) const {
-        const auto& c = m_config;
+    explicit FoxDecoder(const Pass& pass) : DecoderArchBase(pass) {
+        const auto& c = pass.config;
+        if (c.useRope) {
+            std::tie(m_cos, m_sin) = rotaryTables(pass.session.n(), c.headDim, c.ropeBase);
+            m_cos = onDevice(m_cos, pass.session.device());
+            m_sin = onDevice(m_sin, pass.session.device());
+        }
+    }
+
+    torch::Tensor embed(const torch::Tensor& ids) const {
+        return pass().weights.embeddings.index_select(0, ids);
+    }
+
+    torch::Tensor block(int layer, const torch::Tensor& x, LayerRecord* rec) const {
+        const auto& c = pass().config;
+        const FoxLayerWeights& w = pass().weights.layers[layer];
+        const Precision& precision = pass().precision;
         const int64_t n = x.size(0), h = c.heads, kvh = c.kvHeads, hd = c.headDim;
         const auto act = precision.activation();
 
@@ -129,8 +82,8 @@ private:
             k = rmsNorm(k, w.kNorm, kQkNormEps, k.scalar_type());
         }
         if (c.useRope) {
-            q = applyRotaryHalf(q, cos, sin);
-            k = applyRotaryHalf(k, cos, sin);
+            q = applyRotaryHalf(q, m_cos, m_sin);
+            k = applyRotaryHalf(k, m_cos, m_sin);
         }
 
         torch::Tensor logForget;  // [H, N] fp32, undefined without a forget gate
@@ -147,7 +100,7 @@ private:
         auto vh = v.view({n, kvh, hd}).permute({1, 0, 2}).to(torch::kFloat32).contiguous();
         const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
         auto attention = additiveDecayAttention(qh, kh, vh, cumsum, scale, c.window, precision.bf16,
-                                                options.threads);
+                                                pass().options.threads);
         auto o = attention.out.to(act).permute({1, 0, 2}).reshape({n, h * hd});
 
         if (c.useOutputNorm) {
@@ -172,7 +125,6 @@ private:
         auto out = residual + w.down(hiddenMlp, precision).to(torch::kFloat32);
 
         if (rec) {
-            rec->layer = l;
             rec->attention.scoreKind = ScoreKind::AdditiveDecay;
             rec->attention.heads = static_cast<int>(h);
             rec->attention.kvHeads = static_cast<int>(kvh);
@@ -187,15 +139,25 @@ private:
                 factors.emplace_back("log_decay_cumsum", cumsum);
                 logRetention = logForget.unsqueeze(-1);
             }
-            recordFactors(*rec, *probe, factors, logRetention);
+            recordFactors(*rec, *pass().probe, factors, logRetention);
         }
         return out;
     }
 
-    FoxConfig m_config;
-    FoxWeights m_weights;
-    mutable DeviceWeightCache<FoxWeights> m_deviceWeights;
-    ModelInfo m_info;
+    torch::Tensor finalNorm(const torch::Tensor& x) const {
+        return rmsNorm(x, pass().weights.finalNorm, pass().config.normEps, torch::kFloat32);
+    }
+
+    LogitsHead head() const {
+        return {&pass().weights.lmHead, pass().config.vocabSize, std::nullopt, false};
+    }
+
+    std::string attentionPath() const {
+        return attentionPathOn(pass().session.device(), "cpu-blockwise", "cuda-fused");
+    }
+
+private:
+    torch::Tensor m_cos, m_sin;  ///< RoPE tables [N, D/2] on the device; undefined without RoPE
 };
 
 }  // namespace
@@ -204,16 +166,16 @@ std::unique_ptr<Model> loadFoxModel(std::shared_ptr<const Checkpoint> checkpoint
     WeightStore store(checkpoint);
     auto config = parseFoxConfig(checkpoint->config(), store.configFile());
     auto weights = loadFoxWeights(config, store);
-    return std::make_unique<FoxModel>(std::move(config), std::move(weights),
-                                      checkpoint->modelType());
+    return std::make_unique<DecoderModel<FoxDecoder>>(std::move(config), std::move(weights),
+                                                      checkpoint->modelType());
 }
 
 std::unique_ptr<Model> loadTransformerModel(std::shared_ptr<const Checkpoint> checkpoint) {
     WeightStore store(checkpoint);
     auto config = parseTransformerConfig(checkpoint->config(), store.configFile());
     auto weights = loadFoxWeights(config, store);
-    return std::make_unique<FoxModel>(std::move(config), std::move(weights),
-                                      checkpoint->modelType());
+    return std::make_unique<DecoderModel<FoxDecoder>>(std::move(config), std::move(weights),
+                                                      checkpoint->modelType());
 }
 
 }  // namespace gatescope::core::fox

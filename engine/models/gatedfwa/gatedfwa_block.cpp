@@ -47,7 +47,7 @@ torch::Tensor parameterFreeNorm(const torch::Tensor& x, torch::ScalarType outDty
     return rmsNorm(x, torch::Tensor(), std::numeric_limits<float>::epsilon(), outDtype);
 }
 
-torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torch::Tensor& x,
+torch::Tensor gatedFwaBlock(const GatedFwaLayerWeights& w, const torch::Tensor& x,
                             const BlockContext& ctx, LayerRecord* rec, const Probe* probe) {
     const auto& c = ctx.config;
     const auto& precision = ctx.precision;
@@ -85,7 +85,6 @@ torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& w, const torc
     auto out = residual + w.mlpProj(hidden, precision).to(torch::kFloat32);
 
     if (rec) {
-        rec->layer = layer;
         auto& header = rec->attention;
         header.scoreKind = ScoreKind::AdditiveDecay;
         header.heads = static_cast<int>(h);

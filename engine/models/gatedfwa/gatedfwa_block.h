@@ -17,9 +17,10 @@ struct BlockContext {
 };
 
 /// x + attn(norm(x)), then + mlp(norm(.)), on the float32 residual stream x [N, d]. Fills `record`
-/// (factors, log gate, attention header) when it is not null; `probe` (not null then) decides
-/// which factors are kept and whether they stay on the GPU (recordFactors).
-torch::Tensor gatedFwaBlock(int layer, const GatedFwaLayerWeights& weights, const torch::Tensor& x,
+/// (factors, log gate, attention header; its layer is the caller's) when it is not null; `probe`
+/// (not null then) decides which factors are kept and whether they stay on the GPU
+/// (recordFactors).
+torch::Tensor gatedFwaBlock(const GatedFwaLayerWeights& weights, const torch::Tensor& x,
                             const BlockContext& context, LayerRecord* record, const Probe* probe);
 
 /// The parameter-free RMSNorm: F.rms_norm with eps=None, i.e. float32 epsilon (also for bf16

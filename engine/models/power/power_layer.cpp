@@ -41,8 +41,8 @@ torch::Tensor modelLayerNorm(const torch::Tensor& x, const torch::Tensor& weight
     return layerNorm(x, weight, bias, eps, torch::kFloat32);
 }
 
-torch::Tensor runBlock(const BlockContext& ctx, int layer, const PowerLayerWeights& w,
-                       const torch::Tensor& x, LayerRecord* rec) {
+torch::Tensor runBlock(const BlockContext& ctx, const PowerLayerWeights& w, const torch::Tensor& x,
+                       LayerRecord* rec) {
     const auto& c = ctx.config;
     const auto& precision = ctx.precision;
     const int64_t n = x.size(0), h = c.kvHeads, hq = c.heads, d = c.headDim;
@@ -90,7 +90,6 @@ torch::Tensor runBlock(const BlockContext& ctx, int layer, const PowerLayerWeigh
 
     if (rec) {
         auto& att = rec->attention;
-        rec->layer = layer;
         att.heads = static_cast<int>(hq);
         att.kvHeads = static_cast<int>(h);
         att.headDim = att.valueDim = static_cast<int>(d);

@@ -23,10 +23,10 @@ struct BlockContext {
 torch::Tensor modelLayerNorm(const torch::Tensor& x, const torch::Tensor& weight,
                              const torch::Tensor& bias);
 
-/// Runs block `layer` on the residual stream x [N, n_embd] (float32, or bfloat16 under the bf16
+/// Runs one block on the residual stream x [N, n_embd] (float32, or bfloat16 under the bf16
 /// policy) and returns the new residual stream. Fills `record` (factors, gates, attention
-/// description) when it is not null; `record->hiddenIn` is left to the caller.
-torch::Tensor runBlock(const BlockContext& ctx, int layer, const PowerLayerWeights& w,
-                       const torch::Tensor& x, LayerRecord* record);
+/// description) when it is not null; `record->layer` and `->hiddenIn` are left to the caller.
+torch::Tensor runBlock(const BlockContext& ctx, const PowerLayerWeights& w, const torch::Tensor& x,
+                       LayerRecord* record);
 
 }  // namespace gatescope::core::power

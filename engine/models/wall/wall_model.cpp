@@ -3,19 +3,59 @@
 #include "engine/models/wall/wall_config.h"
 #include "engine/models/wall/wall_layer.h"
 #include "engine/models/wall/wall_weights.h"
-#include "engine/nn/fla_model.h"
+#include "engine/nn/fla_decoder.h"
 
 namespace gatescope::core::wall {
 
 namespace {
 
-void moveWeights(WallWeights& w, const DeviceMover& move) {
-    moveFlaStack(w.stack, move);
-    for (auto& l : w.layers) {
-        for (auto* lin : {&l.q, &l.k, &l.v, &l.g, &l.o, &l.f})
-            move(*lin);  // l.sink stays on the host: the Wall op reads its values there
+class WallDecoder final : public FlaDecoder<WallConfig, WallWeights> {
+public:
+    using FlaDecoder::FlaDecoder;
+
+    static void describe(const WallConfig& c, ModelInfo& info) {
+        info.family = "wall";
+        info.headDim = c.headDim;
+        info.packedDocuments = true;
     }
-}
+
+    static void move(WallWeights& w, const DeviceMover& move) {
+        moveFlaStack(w.stack, move);
+        for (auto& l : w.layers) {
+            for (auto* lin : {&l.q, &l.k, &l.v, &l.g, &l.o, &l.f})
+                move(*lin);  // l.sink stays on the host: the Wall op reads its values there
+        }
+    }
+
+    torch::Tensor block(int layer, const torch::Tensor& x, LayerRecord* record) const {
+        const Pass& p = pass();
+        return mixedBlock(layer, x, [&](const torch::Tensor& normed) {
+            return wallAttention(p.config, p.weights.layers[layer], normed, p.precision,
+                                 p.options.threads, p.options.documentStarts, record);
+        });
+    }
+
+    std::string attentionPath() const {
+        const auto& c = pass().config;
+        const std::string cpuPath = "cpu-blockwise-wall";
+        // The CUDA forward (kernels/cuda/wall_power_cuda.h) has no window, sink, scalar gate or
+        // packed documents: such layers run the CPU kernel, and the path says so.
+#ifdef GATESCOPE_HAS_CUDA
+        const bool cpuOnly = c.window > 0 || c.sinkBias || c.scalarGate;
+        const char* cudaPath =
+            pass().options.documentStarts.size() > 1
+                ? "cuda+cpu-blockwise-wall (Wall op on CPU: packed documents)"
+            : c.headDim > 256 ? "cuda+cpu-blockwise-wall (Wall op on CPU: head dim > 256)"
+            : cpuOnly ? "cuda+cpu-blockwise-wall (Wall op on CPU: window, sink or scalar gate)"
+                      : "cuda-tiled-wall";
+#else
+        (void)c;
+        const char* cudaPath =
+            "cuda+cpu-blockwise-wall (Wall op on CPU: no CUDA kernels in this build)";
+#endif
+        return attentionPathOn(pass().session.device(), cpuPath, cudaPath);
+    }
+};
 
 }  // namespace
 
@@ -23,27 +63,8 @@ std::unique_ptr<Model> loadWallModel(std::shared_ptr<const Checkpoint> checkpoin
     WeightStore store(checkpoint);
     auto config = parseWallConfig(checkpoint->config(), store.configFile());
     auto weights = loadWallWeights(config, store);
-    FlaArch<WallConfig, WallWeights> arch;
-    arch.family = "wall";
-    arch.headDim = config.headDim;
-    arch.mixDocuments = &wallAttention;
-    arch.move = &moveWeights;
-    arch.cpuPath = "cpu-blockwise-wall";
-    // The CUDA forward (kernels/cuda/wall_power_cuda.h) has no window, sink, scalar gate or
-    // packed documents: such layers run the CPU kernel, and the path says so.
-    const bool options = config.window > 0 || config.sinkBias || config.scalarGate;
-#ifdef GATESCOPE_HAS_CUDA
-    arch.cudaPath =
-        config.headDim > 256 ? "cuda+cpu-blockwise-wall (Wall op on CPU: head dim > 256)"
-        : options ? "cuda+cpu-blockwise-wall (Wall op on CPU: window, sink or scalar gate)"
-                  : "cuda-tiled-wall";
-    arch.cudaPathDocuments = "cuda+cpu-blockwise-wall (Wall op on CPU: packed documents)";
-#else
-    (void)options;
-    arch.cudaPath = "cuda+cpu-blockwise-wall (Wall op on CPU: no CUDA kernels in this build)";
-#endif
-    return std::make_unique<FlaModel<WallConfig, WallWeights>>(
-        std::move(config), std::move(weights), checkpoint->modelType(), arch);
+    return std::make_unique<DecoderModel<WallDecoder>>(std::move(config), std::move(weights),
+                                                       checkpoint->modelType());
 }
 
 }  // namespace gatescope::core::wall
