@@ -1,18 +1,16 @@
 // Qt widgets without GL under QT_QPA_PLATFORM=offscreen: the toolbar's two-way binding to the
 // ViewContext, and the background trace job (progress, outcome, Cancel) behind File > Run Model.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
 #include "core/sample/random_fox_checkpoint.h"
+#include "qt_test_app.h"
 #include "sample_trace.h"
 #include "widgets/gui/export_dialog.h"
 #include "widgets/gui/trace_job_runner.h"
@@ -23,24 +21,10 @@ using namespace gatescope;
 using namespace gatescope::widgets;
 
 namespace {
-
+using test::spinUntil;
 QApplication& app() {
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    static int argc = 1;
-    static char name[] = "widgets_tests";
-    static char* argv[] = {name, nullptr};
-    static QApplication instance(argc, argv);
-    return instance;
+    return test::qtApp();
 }
-
-bool spinUntil(const std::function<bool()>& done, int ms) {
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < ms)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return done();
-}
-
 }  // namespace
 
 TEST(QtWidgets, ToolbarAndViewContextStayInStep) {
