@@ -10,13 +10,13 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QThread>
 
+#include "qt_test_app.h"
 #include "support/sample_trace.h"
 #include "widgets/gui/export_dialog.h"
 #include "widgets/gui/trace_job_runner.h"
@@ -27,24 +27,10 @@ using namespace gatescope;
 using namespace gatescope::widgets;
 
 namespace {
-
+using test::spinUntil;
 QApplication& app() {
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    static int argc = 1;
-    static char name[] = "widgets_tests";
-    static char* argv[] = {name, nullptr};
-    static QApplication instance(argc, argv);
-    return instance;
+    return test::qtApp();
 }
-
-bool spinUntil(const std::function<bool()>& done, int ms) {
-    QElapsedTimer t;
-    t.start();
-    while (!done() && t.elapsed() < ms)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return done();
-}
-
 }  // namespace
 
 TEST(QtWidgets, ToolbarAndViewContextStayInStep) {

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "widgets/gui/job_outcome.h"
+
 namespace gatescope::widgets {
 
 ComparePanel::ComparePanel(ViewerSession& a, std::shared_ptr<const data::TraceReader> b,
@@ -13,15 +15,11 @@ ComparePanel::ComparePanel(ViewerSession& a, std::shared_ptr<const data::TraceRe
     : m_a(a),
       m_b(std::move(b)),
       m_visibleKeys(std::move(visibleKeys)),
-      m_setMode(std::move(setMode)) {}
-
-ComparePanel::~ComparePanel() {
-    if (m_summary) m_summary->cancel = true;
-    if (m_retention) m_retention->cancel = true;
-}
+      m_setMode(std::move(setMode)),
+      m_jobs(a.jobs()) {}
 
 const CompareSummary* ComparePanel::summary() const {
-    return summaryDone() && m_summary->value ? &*m_summary->value : nullptr;
+    return m_summary && *m_summary ? &**m_summary : nullptr;
 }
 
 void ComparePanel::setMode(DiffMode mode) {
@@ -32,30 +30,33 @@ void ComparePanel::setMode(DiffMode mode) {
 
 void ComparePanel::draw(PanelFrame&) {
     auto a = m_a.document().reader;
-    if (!m_summary) {  // the first frame: the repaint callback is set by now
-        m_summary = runInSlot<CompareSummary>(
+    if (!m_summaryRequested) {  // the first frame: the repaint callback is set by now
+        m_summaryRequested = true;
+        m_jobs.start(
+            "summary",
             [a, b = m_b](const std::atomic<bool>&) { return summarizeComparison(*a, *b); },
-            repaintCallback());
+            [this](Result<CompareSummary> summary) {
+                m_summary = std::move(summary);
+                requestRepaint();
+            });
     }
     const ViewContext& ctx = m_a.context();
     if (ctx.layer() != m_retentionLayer || ctx.head() != m_retentionHead) {
-        if (m_retention) m_retention->cancel = true;
         m_retentionLayer = ctx.layer(), m_retentionHead = ctx.head();
-        m_retention = runInSlot<std::vector<float>>(
+        m_retention.reset();
+        m_jobs.start(
+            "retention",
             [a, b = m_b, layer = ctx.layer(), head = ctx.head()](const std::atomic<bool>&) {
                 return retentionDifference(*a, *b, layer, head);
             },
-            repaintCallback());
+            [this](Result<std::vector<float>> difference) {
+                m_retention = std::move(difference);
+                requestRepaint();
+            });
     }
-    if (!summaryDone()) {
-        ImGui::TextDisabled("comparing %s with %s ...", a->path().c_str(), m_b->path().c_str());
-        return;
-    }
-    const CompareSummary* s = summary();
-    if (!s) {
-        ImGui::TextWrapped("%s", m_summary->error.c_str());
-        return;
-    }
+    const CompareSummary* s =
+        shownValue(m_summary, fmt::format("comparing {} with {} ...", a->path(), m_b->path()));
+    if (!s) return;
     drawBanner(*s);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     ImGui::BeginChild("##strips", ImVec2(avail.x * 0.62f, avail.y), false);
@@ -116,15 +117,14 @@ void ComparePanel::drawStrips(const CompareSummary& s, ImVec2 size) {
                                    "nats (A - B; < 0: A better)");
     at.y += h + 6;
     if (retentionDone()) {
-        std::lock_guard lock(m_retention->mutex);
         const std::string label = fmt::format("retention A - B h{}", m_retentionHead);
-        if (m_retention->value) {
-            const int64_t c = m_retentionStrip.draw(label, *m_retention->value, k0, k1, at,
+        if (*m_retention) {
+            const int64_t c = m_retentionStrip.draw(label, **m_retention, k0, k1, at,
                                                     ImVec2(size.x, h), "(retention A - B)");
             clicked = c >= 0 ? c : clicked;
         } else {
             ImGui::GetWindowDrawList()->AddText(at, IM_COL32(180, 180, 180, 255),
-                                                m_retention->error.c_str());
+                                                m_retention->error().describe().c_str());
         }
     }
     ImGui::Dummy(ImVec2(size.x, 2 * h + 10));

@@ -11,22 +11,19 @@ namespace {
 constexpr ImU32 kKlColour = IM_COL32(255, 160, 60, 255);
 constexpr ImU32 kJsColour = IM_COL32(90, 200, 255, 255);
 constexpr ImU32 kText = IM_COL32(220, 220, 220, 255);
+constexpr const char* kDivergenceJob = "divergences";
 }  // namespace
 
 DiffCanvasPanel::DiffCanvasPanel(ViewerSession& diff, std::shared_ptr<const data::TraceReader> a,
                                  std::shared_ptr<const data::TraceReader> b)
-    : m_diff(diff), m_canvas(diff), m_a(std::move(a)), m_b(std::move(b)) {}
-
-DiffCanvasPanel::~DiffCanvasPanel() {
-    if (m_slot) m_slot->cancel = true;
-}
+    : m_diff(diff), m_canvas(diff), m_a(std::move(a)), m_b(std::move(b)), m_jobs(diff.jobs()) {}
 
 std::shared_ptr<const std::vector<RowDivergence>> DiffCanvasPanel::divergences() const {
     return m_result;
 }
 
 bool DiffCanvasPanel::divergencesCurrent() const {
-    return !m_slot && m_resultFor == m_wanted;
+    return !m_jobs.busy(kDivergenceJob) && m_resultFor == m_wanted;
 }
 
 void DiffCanvasPanel::draw(PanelFrame& frame) {
@@ -48,22 +45,20 @@ void DiffCanvasPanel::updateRequest() {
     m_wanted = Request{ctx.layer(), ctx.head(),
                        sampleRows(static_cast<int64_t>(std::floor(r.y0)),
                                   static_cast<int64_t>(std::ceil(r.y1)), kMaxRows)};
-    if (m_slot && m_slot->done) {
-        std::lock_guard lock(m_slot->mutex);
-        m_error = m_slot->value ? std::string() : m_slot->error;
-        if (m_slot->value)
-            m_result = std::make_shared<const std::vector<RowDivergence>>(*m_slot->value);
-        m_resultFor = m_running;
-        m_slot.reset();
-    }
     // One job at a time: when it lands, the rows then on screen get the next one.
-    if (m_slot || m_wanted == m_resultFor || m_wanted.rows.empty()) return;
-    m_running = m_wanted;
-    m_slot = runInSlot<std::vector<RowDivergence>>(
-        [a = m_a, b = m_b, req = m_running](const std::atomic<bool>& cancel) {
+    if (m_jobs.busy(kDivergenceJob) || m_wanted == m_resultFor || m_wanted.rows.empty()) return;
+    m_jobs.start(
+        kDivergenceJob,
+        [a = m_a, b = m_b, req = m_wanted](const std::atomic<bool>& cancel) {
             return rowDivergences(*a, *b, req.layer, req.head, req.rows, cancel);
         },
-        repaintCallback());
+        [this, req = m_wanted](Result<std::vector<RowDivergence>> rows) {
+            m_error = rows ? std::string() : rows.error().describe();
+            if (rows)
+                m_result = std::make_shared<const std::vector<RowDivergence>>(std::move(*rows));
+            m_resultFor = req;
+            requestRepaint();
+        });
 }
 
 void DiffCanvasPanel::drawTrack(ImVec2 origin, ImVec2 size) {

@@ -1,27 +1,25 @@
 // DiffCanvasPanel: compare mode's difference view. A HeatmapCanvasPanel over the difference
 // session (tiles A - B or log pA - log pB, loaded through differenceLoader, diverging colours)
 // with, at its right edge, a track of the per-row divergences of attention for the rows on
-// screen: KL(A||B) as bars, Jensen-Shannon as a line, computed exactly on a worker (at most
-// 256 sampled rows; one job at a time, the latest visible rows win). GUI thread only.
+// screen: KL(A||B) as bars, Jensen-Shannon as a line, computed exactly on the difference
+// session's job pool (at most 256 sampled rows; one job at a time, the latest visible rows win).
+// GUI thread only.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "widgets/gui/heatmap_canvas_panel.h"
-#include "widgets/view/background_slot.h"
 #include "widgets/view/compare_model.h"
+#include "widgets/view/job_scope.h"
 
 namespace gatescope::widgets {
 
 class DiffCanvasPanel final : public Panel {
 public:
-    using DivergenceSlot = StatsSlot<std::vector<RowDivergence>>;
-
     /// `diff` must outlive the panel; `a` and `b` are the two traces (same tokens).
     DiffCanvasPanel(ViewerSession& diff, std::shared_ptr<const data::TraceReader> a,
                     std::shared_ptr<const data::TraceReader> b);
-    ~DiffCanvasPanel() override;
 
     const char* title() const override { return "Difference"; }
     void draw(PanelFrame& frame) override;
@@ -49,8 +47,8 @@ private:
     ViewerSession& m_diff;
     HeatmapCanvasPanel m_canvas;
     std::shared_ptr<const data::TraceReader> m_a, m_b;
-    Request m_wanted, m_running;
-    std::shared_ptr<DivergenceSlot> m_slot;
+    JobScope m_jobs;
+    Request m_wanted;
     std::shared_ptr<const std::vector<RowDivergence>> m_result;
     Request m_resultFor;
     std::string m_error;

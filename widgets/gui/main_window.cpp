@@ -1,9 +1,6 @@
 #include "widgets/gui/main_window.h"
 
-#include <thread>
-
 #include <fmt/format.h>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -12,7 +9,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -22,6 +18,7 @@
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/needle_grid_panel.h"
 #include "widgets/gui/overview_panel.h"
+#include "widgets/gui/post_to_thread.h"
 #include "widgets/gui/retention_panel.h"
 #include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/text_panel.h"
@@ -30,8 +27,15 @@
 
 namespace gatescope::widgets {
 
+namespace {
+/// Reading traces and needle grids: short jobs, one per kind at a time.
+constexpr int kOpenThreads = 2;
+}  // namespace
+
 MainWindow::MainWindow(core::TraceJobFunction runTrace, QWidget* parent)
-    : QMainWindow(parent), m_runTrace(std::move(runTrace)) {
+    : QMainWindow(parent),
+      m_runTrace(std::move(runTrace)),
+      m_jobPool(kOpenThreads, postToThreadOf(*this)) {
     setWindowTitle("gatescope");
     setAcceptDrops(true);
     resize(1400, 900);
@@ -84,41 +88,36 @@ void MainWindow::openTrace(const QString& path) {
         openNeedleGrid(path);
         return;
     }
-    openDocument(path, "Could not open trace", [this, path](auto doc, const QString& error) {
-        if (!doc) {
-            emit traceOpened(false, error);
-            return;
-        }
-        install(doc);
-        rememberRecent(path);
-        applyPendingFocus(path);
-        emit traceOpened(true, {});
-    });
+    openDocument("trace", path, "Could not open trace",
+                 [this, path](auto doc, const QString& error) {
+                     if (!doc) {
+                         emit traceOpened(false, error);
+                         return;
+                     }
+                     install(doc);
+                     rememberRecent(path);
+                     applyPendingFocus(path);
+                     emit traceOpened(true, {});
+                 });
 }
 
 void MainWindow::openDocument(
-    const QString& path, const QString& failureTitle,
+    const std::string& job, const QString& path, const QString& failureTitle,
     std::function<void(std::shared_ptr<const TraceDocument>, const QString&)> done) {
     statusBar()->showMessage("Opening " + path + " ...");
-    QPointer<MainWindow> self(this);
-    const std::string file = path.toStdString();
-    std::thread([self, file, path, failureTitle, done = std::move(done)] {
-        auto doc = TraceDocument::open(file);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, doc = std::move(doc), path, failureTitle, done]() mutable {
-                if (!self) return;
-                if (!doc) {
-                    const QString error = QString::fromStdString(doc.error().describe());
-                    self->statusBar()->showMessage("Could not open " + path);
-                    if (!self->quietErrors) QMessageBox::warning(self, failureTitle, error);
-                    done(nullptr, error);
-                    return;
-                }
-                done(*doc, {});
-            },
-            Qt::QueuedConnection);
-    }).detach();
+    m_jobs.start(
+        job,
+        [file = path.toStdString()](const std::atomic<bool>&) { return TraceDocument::open(file); },
+        [this, path, failureTitle, done](Result<std::shared_ptr<const TraceDocument>> doc) {
+            if (!doc) {
+                const QString error = QString::fromStdString(doc.error().describe());
+                statusBar()->showMessage("Could not open " + path);
+                if (!quietErrors) QMessageBox::warning(this, failureTitle, error);
+                done(nullptr, error);
+                return;
+            }
+            done(*doc, {});
+        });
 }
 
 void MainWindow::install(std::shared_ptr<const TraceDocument> document) {

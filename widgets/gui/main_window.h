@@ -1,8 +1,8 @@
 // MainWindow: the viewer's Qt shell. Owns the menus (File, Go, View), the toolbar, the docks and
 // the ImGui hosts (heatmap canvas in the centre; overview, retention, text and statistics docks;
 // the needle grid dock, which outlives traces), recent
-// files and window state (QSettings), drag and drop of traces. Opening a trace reads it on a
-// worker thread and installs a new ViewerSession when done. GUI thread only.
+// files and window state (QSettings), drag and drop of traces. Opening a trace reads it on the
+// window's job pool and installs a new ViewerSession when done. GUI thread only.
 #pragma once
 
 #include <functional>
@@ -12,6 +12,8 @@
 #include <QString>
 
 #include "core/trace/trace_request.h"
+#include "widgets/view/job_pool.h"
+#include "widgets/view/job_scope.h"
 #include "widgets/view/needle_grid.h"
 
 class QDockWidget;
@@ -93,10 +95,13 @@ private:
     void find(bool next);
     void rebuildViewMenu();
     void applyPendingFocus(const QString& path);
-    /// Reads `path` on a worker; `done(document or null, error)` runs on the GUI thread unless
-    /// the window is gone (errors also go to a message box titled `failureTitle`).
+    /// Shows `grid` in the Needle Grid dock, creating the dock the first time.
+    void showNeedleGrid(std::shared_ptr<const NeedleGrid> grid);
+    /// Reads `path` on a worker as job `job` (a newer one under that key supersedes it);
+    /// `done(document or null, error)` runs on the GUI thread unless the window is gone (errors
+    /// also go to a message box titled `failureTitle`).
     void openDocument(
-        const QString& path, const QString& failureTitle,
+        const std::string& job, const QString& path, const QString& failureTitle,
         std::function<void(std::shared_ptr<const class TraceDocument>, const QString&)> done);
     void startCompare(std::shared_ptr<const class TraceDocument> b);
     void closeCompare();
@@ -118,6 +123,8 @@ private:
     QDockWidget* m_compareDock = nullptr;
     QString m_lastSearch;
     int64_t m_lastMatch = -1;
+    JobPool m_jobPool;  // opening traces and needle grids; joined when the window goes
+    JobScope m_jobs{m_jobPool};
 };
 
 }  // namespace gatescope::widgets

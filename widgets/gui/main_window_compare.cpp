@@ -18,14 +18,15 @@ void MainWindow::openCompare(const QString& pathB) {
         emit compareOpened(false, "open trace A before comparing it with B");
         return;
     }
-    openDocument(pathB, "Could not open trace B", [this](auto doc, const QString& error) {
-        if (!doc || !m_session) {
-            emit compareOpened(false, doc ? "trace A was closed" : error);
-            return;
-        }
-        startCompare(doc);
-        emit compareOpened(true, {});
-    });
+    openDocument("compare", pathB, "Could not open trace B",
+                 [this](auto doc, const QString& error) {
+                     if (!doc || !m_session) {
+                         emit compareOpened(false, doc ? "trace A was closed" : error);
+                         return;
+                     }
+                     startCompare(doc);
+                     emit compareOpened(true, {});
+                 });
 }
 
 void MainWindow::startCompare(std::shared_ptr<const TraceDocument> b) {

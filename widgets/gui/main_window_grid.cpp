@@ -1,15 +1,12 @@
 // MainWindow and needle grids: File > Open Needle Grid (or a .json path), the Needle Grid dock
 // (kept across traces) and opening a cell's trace at its needle; the View menu of dock toggles.
 #include <algorithm>
-#include <thread>
 
-#include <QApplication>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QOpenGLWidget>
-#include <QPointer>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -23,54 +20,48 @@ namespace gatescope::widgets {
 
 void MainWindow::openNeedleGrid(const QString& path) {
     statusBar()->showMessage("Opening needle grid " + path + " ...");
-    QPointer<MainWindow> self(this);
-    const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-    std::thread([self, file, path] {
-        auto grid = loadNeedleGrid(file);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, grid = std::move(grid), path]() mutable {
-                if (!self) return;
-                if (!grid) {
-                    const QString error = QString::fromStdString(grid.error().describe());
-                    self->statusBar()->showMessage("Could not open " + path);
-                    if (!self->quietErrors)
-                        QMessageBox::warning(self, "Could not open needle grid", error);
-                    emit self->needleGridOpened(false, error);
-                    return;
-                }
-                auto shared = std::make_shared<const NeedleGrid>(std::move(*grid));
-                if (self->m_gridPanel) {
-                    self->m_gridPanel->setGrid(shared);
-                    if (auto* host = qobject_cast<ImGuiHost*>(self->m_gridDock->widget()))
-                        host->requestFrames();
-                } else {
-                    MainWindow* w = self;
-                    auto panel =
-                        std::make_unique<NeedleGridPanel>(shared, [w](const NeedleGridCell& cell) {
-                            // After this frame: opening may replace the docks' hosts.
-                            QTimer::singleShot(0, w, [w, cell] { w->openNeedleCell(cell); });
-                        });
-                    w->m_gridPanel = panel.get();
-                    auto* host = new ImGuiHost(std::move(panel));
-                    host->setObjectName("needleGrid");
-                    w->m_gridDock = new QDockWidget("Needle Grid", w);
-                    w->m_gridDock->setObjectName("needleGridDock");
-                    w->m_gridDock->setWidget(host);
-                    w->addDockWidget(Qt::LeftDockWidgetArea, w->m_gridDock);
-                    // Wide enough for a few columns of readable cells (a new dock is narrow).
-                    w->resizeDocks({w->m_gridDock}, {420}, Qt::Horizontal);
-                }
-                self->m_gridDock->show();
-                self->m_gridDock->raise();
-                self->rememberRecent(path);
-                self->rebuildViewMenu();
-                self->statusBar()->showMessage(
-                    QString("Needle grid: %1 cells").arg(shared->cells.size()), 4000);
-                emit self->needleGridOpened(true, {});
-            },
-            Qt::QueuedConnection);
-    }).detach();
+    m_jobs.start(
+        "needleGrid",
+        [file = QFileInfo(path).absoluteFilePath().toStdString()](const std::atomic<bool>&) {
+            return loadNeedleGrid(file);
+        },
+        [this, path](Result<NeedleGrid> grid) {
+            if (!grid) {
+                const QString error = QString::fromStdString(grid.error().describe());
+                statusBar()->showMessage("Could not open " + path);
+                if (!quietErrors) QMessageBox::warning(this, "Could not open needle grid", error);
+                emit needleGridOpened(false, error);
+                return;
+            }
+            showNeedleGrid(std::make_shared<const NeedleGrid>(std::move(*grid)));
+            rememberRecent(path);
+            rebuildViewMenu();
+            emit needleGridOpened(true, {});
+        });
+}
+
+void MainWindow::showNeedleGrid(std::shared_ptr<const NeedleGrid> grid) {
+    if (m_gridPanel) {
+        m_gridPanel->setGrid(grid);
+        if (auto* host = qobject_cast<ImGuiHost*>(m_gridDock->widget())) host->requestFrames();
+    } else {
+        auto panel = std::make_unique<NeedleGridPanel>(grid, [this](const NeedleGridCell& cell) {
+            // After this frame: opening may replace the docks' hosts.
+            QTimer::singleShot(0, this, [this, cell] { openNeedleCell(cell); });
+        });
+        m_gridPanel = panel.get();
+        auto* host = new ImGuiHost(std::move(panel));
+        host->setObjectName("needleGrid");
+        m_gridDock = new QDockWidget("Needle Grid", this);
+        m_gridDock->setObjectName("needleGridDock");
+        m_gridDock->setWidget(host);
+        addDockWidget(Qt::LeftDockWidgetArea, m_gridDock);
+        // Wide enough for a few columns of readable cells (a new dock is narrow).
+        resizeDocks({m_gridDock}, {420}, Qt::Horizontal);
+    }
+    m_gridDock->show();
+    m_gridDock->raise();
+    statusBar()->showMessage(QString("Needle grid: %1 cells").arg(grid->cells.size()), 4000);
 }
 
 void MainWindow::openNeedleCell(const NeedleGridCell& cell) {

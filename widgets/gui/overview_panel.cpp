@@ -1,37 +1,50 @@
 #include "widgets/gui/overview_panel.h"
 
+#include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include <imgui.h>
 
 namespace gatescope::widgets {
 
-OverviewPanel::~OverviewPanel() = default;
+namespace {
+
+/// Mean retention exp(log f) per [layer][head], NaN where a layer has no gates (or a head's
+/// gates cannot be read). Streams each head's gates once: O(layers x heads) memory.
+Result<std::vector<std::vector<float>>> meanRetentionPerHead(const TraceDocument& doc,
+                                                             const std::atomic<bool>& cancelled) {
+    std::vector<std::vector<float>> mean;
+    for (const auto& layer : doc.summary().layers) {
+        std::vector<float> means(static_cast<size_t>(layer.header.nHeads), NAN);
+        for (int h = 0; layer.hasGates && h < layer.header.nHeads; ++h) {
+            if (cancelled) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+            auto g = doc.reader->gatesForHead(layer.index, h, 0, doc.n());
+            if (!g) continue;
+            double sum = 0;
+            for (float v : g->values)
+                sum += std::exp(v);
+            means[static_cast<size_t>(h)] =
+                static_cast<float>(sum / std::max<size_t>(1, g->values.size()));
+        }
+        mean.push_back(std::move(means));
+    }
+    return mean;
+}
+
+}  // namespace
 
 void OverviewPanel::startRetentionSummary() {
-    auto summary = std::make_shared<Summary>();
-    m_summary = summary;
-    auto doc = m_session.documentPtr();
-    auto repaint = repaintCallback();
-    // Streams each head's gates once and keeps only the mean: O(layers x heads) memory.
-    std::thread([summary, doc, repaint] {
-        for (const auto& layer : doc->summary().layers) {
-            std::vector<float> means(static_cast<size_t>(layer.header.nHeads), NAN);
-            for (int h = 0; layer.hasGates && h < layer.header.nHeads; ++h) {
-                auto g = doc->reader->gatesForHead(layer.index, h, 0, doc->n());
-                if (!g) continue;
-                double sum = 0;
-                for (float v : g->values)
-                    sum += std::exp(v);
-                means[static_cast<size_t>(h)] =
-                    static_cast<float>(sum / std::max<size_t>(1, g->values.size()));
-            }
-            summary->mean.push_back(std::move(means));
-        }
-        summary->ready = true;
-        if (repaint) repaint();
-    }).detach();
+    m_retentionRequested = true;
+    m_jobs.start(
+        "meanRetention",
+        [doc = m_session.documentPtr()](const std::atomic<bool>& cancelled) {
+            return meanRetentionPerHead(*doc, cancelled);
+        },
+        [this](Result<std::vector<std::vector<float>>> mean) {
+            // On an error (what the work threw) the cells stay blank, like unreadable heads.
+            if (mean) m_meanRetention = std::move(*mean);
+            requestRepaint();
+        });
 }
 
 void OverviewPanel::draw(PanelFrame& frame) {
@@ -43,7 +56,7 @@ void OverviewPanel::draw(PanelFrame& frame) {
     ImGui::SameLine();
     ImGui::RadioButton("retention", &mode, 2);
     m_mode = static_cast<Mode>(mode);
-    if (m_mode == Mode::Retention && !m_summary) startRetentionSummary();
+    if (m_mode == Mode::Retention && !m_retentionRequested) startRetentionSummary();
 
     int maxHeads = 1;
     for (const auto& l : layers)
@@ -101,8 +114,8 @@ void OverviewPanel::drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head
     const ImVec2 p1(p0.x + side, p0.y + side);
     dl->AddRectFilled(p0, p1, IM_COL32(30, 30, 34, 255));
     if (m_mode == Mode::Retention) {
-        if (!m_summary || !m_summary->ready) return;
-        const auto& means = m_summary->mean;
+        if (!m_meanRetention) return;
+        const auto& means = *m_meanRetention;
         const auto& info = m_session.document().summary().layers;
         for (size_t li = 0; li < info.size(); ++li) {
             if (info[li].index != layer || li >= means.size() || head >= int(means[li].size()))

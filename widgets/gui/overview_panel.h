@@ -3,8 +3,7 @@
 // mean retention as one colour. Clicking a cell selects that layer and head. GUI thread only.
 #pragma once
 
-#include <atomic>
-#include <memory>
+#include <optional>
 #include <vector>
 
 #include <imgui.h>
@@ -12,6 +11,7 @@
 #include "widgets/gui/panel.h"
 #include "widgets/gui/tile_textures.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/job_scope.h"
 
 namespace gatescope::widgets {
 
@@ -20,8 +20,7 @@ public:
     enum class Mode { Attention, Decay, Retention };
 
     /// `session` must outlive the panel.
-    explicit OverviewPanel(ViewerSession& session) : m_session(session) {}
-    ~OverviewPanel() override;
+    explicit OverviewPanel(ViewerSession& session) : m_session(session), m_jobs(session.jobs()) {}
 
     const char* title() const override { return "Overview"; }
     void draw(PanelFrame& frame) override;
@@ -31,15 +30,13 @@ private:
     void drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head, ImVec2 p0, float side);
     void startRetentionSummary();
 
-    struct Summary {  // mean retention per [layer][head]; NaN where the layer has no gates
-        std::vector<std::vector<float>> mean;
-        std::atomic<bool> ready{false};
-    };
-
     ViewerSession& m_session;
+    JobScope m_jobs;
     Mode m_mode = Mode::Attention;
     TileTextures m_textures{512};
-    std::shared_ptr<Summary> m_summary;
+    bool m_retentionRequested = false;
+    /// Mean retention per [layer][head] (NaN where the layer has no gates), once computed.
+    std::optional<std::vector<std::vector<float>>> m_meanRetention;
     std::vector<TileKey> m_lastRequest;
 };
 

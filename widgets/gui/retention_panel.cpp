@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
+
+#include <fmt/format.h>
 
 #include "widgets/gui/gl_textures.h"
+#include "widgets/gui/job_outcome.h"
 #include "widgets/view/color_scale.h"
 #include "widgets/view/series_binning.h"
 
@@ -13,22 +15,16 @@ namespace gatescope::widgets {
 void RetentionPanel::load(int layer, int head) {
     m_layer = layer;
     m_head = head;
-    auto slot = std::make_shared<Slot>();
-    m_slot = slot;
-    auto doc = m_session.documentPtr();
-    auto repaint = repaintCallback();
-    std::thread([slot, doc, layer, head, repaint] {
-        auto result = loadRetention(*doc->reader, layer, head);
-        {
-            std::lock_guard lock(slot->mutex);
-            if (result)
-                slot->data = *result;
-            else
-                slot->error = result.error().describe();
-            slot->done = true;
-        }
-        if (repaint) repaint();
-    }).detach();
+    m_data.reset();
+    m_jobs.start(
+        "gates",
+        [reader = m_session.document().reader, layer, head](const std::atomic<bool>&) {
+            return loadRetention(*reader, layer, head);
+        },
+        [this](Result<std::shared_ptr<const RetentionData>> data) {
+            m_data = std::move(data);
+            requestRepaint();
+        });
 }
 
 void RetentionPanel::releaseGl(GlTextures& gl) {
@@ -39,23 +35,12 @@ void RetentionPanel::releaseGl(GlTextures& gl) {
 void RetentionPanel::draw(PanelFrame& frame) {
     const ViewContext& ctx = m_session.context();
     if (ctx.layer() != m_layer || ctx.head() != m_head) load(ctx.layer(), ctx.head());
-    std::shared_ptr<const RetentionData> data;
-    {
-        std::lock_guard lock(m_slot->mutex);
-        if (!m_slot->done) {
-            ImGui::TextDisabled("loading gates of layer %d ...", m_layer);
-            return;
-        }
-        if (!m_slot->error.empty()) {
-            ImGui::TextWrapped("%s", m_slot->error.c_str());
-            return;
-        }
-        data = m_slot->data;
-    }
-    if (data->perChannel())
-        drawChannels(*data, frame.textures);
+    const auto* data = shownValue(m_data, fmt::format("loading gates of layer {} ...", m_layer));
+    if (!data) return;
+    if ((*data)->perChannel())
+        drawChannels(**data, frame.textures);
     else
-        drawScalar(*data);
+        drawScalar(**data);
 }
 
 void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values, ImVec2 size,

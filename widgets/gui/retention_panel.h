@@ -6,13 +6,14 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <vector>
 
 #include <imgui.h>
 
 #include "widgets/gui/panel.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/job_scope.h"
 #include "widgets/view/retention_model.h"
 
 namespace gatescope::widgets {
@@ -20,19 +21,13 @@ namespace gatescope::widgets {
 class RetentionPanel final : public Panel {
 public:
     /// `session` must outlive the panel.
-    explicit RetentionPanel(ViewerSession& session) : m_session(session) {}
+    explicit RetentionPanel(ViewerSession& session) : m_session(session), m_jobs(session.jobs()) {}
 
     const char* title() const override { return "Retention"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override;
 
 private:
-    struct Slot {  // filled by the loading worker
-        std::mutex mutex;
-        std::shared_ptr<const RetentionData> data;
-        std::string error;
-        bool done = false;
-    };
     void load(int layer, int head);
     void drawScalar(const RetentionData& data);
     void drawChannels(const RetentionData& data, GlTextures& gl);
@@ -40,7 +35,8 @@ private:
                     float hi, ImU32 color);
 
     ViewerSession& m_session;
-    std::shared_ptr<Slot> m_slot;
+    JobScope m_jobs;
+    std::optional<Result<std::shared_ptr<const RetentionData>>> m_data;  // empty while loading
     int m_layer = -1, m_head = -1;
     int m_channel = 0;
     uint32_t m_texture = 0;

@@ -4,48 +4,64 @@
 #include <cmath>
 #include <thread>
 
+#include <fmt/format.h>
 #include <imgui.h>
+
+#include "widgets/gui/job_outcome.h"
 
 namespace gatescope::widgets {
 
-StatisticsPanel::~StatisticsPanel() {
-    cancelAttention();
-    if (m_gates) m_gates->cancel = true;
-}
+namespace {
+constexpr const char* kGatesJob = "gates";
+constexpr const char* kAttentionJob = "attention";
+}  // namespace
 
 void StatisticsPanel::cancelAttention() {
-    if (m_attention) m_attention->cancel = true;
+    m_jobs.cancel(kAttentionJob);
     m_attention.reset();
 }
 
 void StatisticsPanel::followLayer() {
     if (m_session.context().layer() == m_layer) return;
     m_layer = m_session.context().layer();
-    if (m_gates) m_gates->cancel = true;
     cancelAttention();
-    m_gates = startGateStats(m_session.document().reader, m_layer, repaintCallback());
+    m_gates.reset();
+    m_jobs.start(
+        kGatesJob,
+        [reader = m_session.document().reader,
+         layer = m_layer](const std::atomic<bool>& cancelled) {
+            return computeGateStats(*reader, layer, cancelled);
+        },
+        [this](Result<core::LayerGateStats> stats) {
+            m_gates = std::move(stats);
+            requestRepaint();
+        });
 }
 
 void StatisticsPanel::computeAttention() {
     followLayer();  // before the first frame too: the frame must not cancel this run
     cancelAttention();
     const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
-    m_attention = startAttentionStats(m_session.document().reader, m_session.context().layer(),
-                                      repaintCallback(), threads);
+    m_jobs.start(
+        kAttentionJob,
+        [reader = m_session.document().reader, layer = m_layer,
+         threads](const std::atomic<bool>& cancelled) {
+            return computeAttentionStats(*reader, layer, threads, cancelled);
+        },
+        [this](Result<std::vector<core::HeadAttentionStats>> stats) {
+            m_attention = std::move(stats);
+            requestRepaint();
+        });
     m_selectAttentionTab = true;
     requestRepaint();
 }
 
 size_t StatisticsPanel::gateRows() const {
-    if (!gatesDone()) return 0;
-    std::lock_guard lock(m_gates->mutex);
-    return m_gates->value ? m_gates->value->channels.size() : 0;
+    return m_gates && *m_gates ? (*m_gates)->channels.size() : 0;
 }
 
 size_t StatisticsPanel::attentionRows() const {
-    if (!attentionDone()) return 0;
-    std::lock_guard lock(m_attention->mutex);
-    return m_attention->value ? m_attention->value->size() : 0;
+    return m_attention && *m_attention ? (*m_attention)->size() : 0;
 }
 
 void StatisticsPanel::draw(PanelFrame&) {
@@ -79,16 +95,10 @@ void cellText(const char* fmt, double v) {
 }  // namespace
 
 void StatisticsPanel::drawGates() {
-    std::lock_guard lock(m_gates->mutex);
-    if (!m_gates->done) {
-        ImGui::TextDisabled("computing gate statistics of layer %d ...", m_layer);
-        return;
-    }
-    if (!m_gates->value) {
-        ImGui::TextWrapped("%s", m_gates->error.c_str());
-        return;
-    }
-    const core::LayerGateStats& s = *m_gates->value;
+    const core::LayerGateStats* stats =
+        shownValue(m_gates, fmt::format("computing gate statistics of layer {} ...", m_layer));
+    if (!stats) return;
+    const core::LayerGateStats& s = *stats;
     ImGui::Text("timescale min %.3g / median %.3g / max %.3g;  always on %d, dynamic %d, static %d",
                 s.timescaleMin, s.timescaleMedian, s.timescaleMax, s.alwaysOn, s.dynamic,
                 s.staticChannels);
@@ -141,8 +151,7 @@ void StatisticsPanel::drawGates() {
 }
 
 void StatisticsPanel::drawAttention() {
-    const bool running = m_attention && !m_attention->done;
-    if (running) {
+    if (m_jobs.busy(kAttentionJob)) {
         ImGui::TextDisabled("computing attention statistics of layer %d ...", m_layer);
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) cancelAttention();
@@ -155,12 +164,9 @@ void StatisticsPanel::drawAttention() {
     ImGui::SameLine();
     ImGui::TextDisabled("exact, O(N^2) per head, on a worker thread");
     if (!m_attention) return;
-    std::lock_guard lock(m_attention->mutex);
-    if (!m_attention->value) {
-        ImGui::TextWrapped("%s", m_attention->error.c_str());
-        return;
-    }
-    const auto& heads = *m_attention->value;
+    const auto* computed = shownValue(m_attention, {});
+    if (!computed) return;
+    const auto& heads = *computed;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
     if (!ImGui::BeginTable("##attention", 6, flags)) return;

@@ -5,10 +5,12 @@
 // Clicking a row selects that head. GUI thread only.
 #pragma once
 
-#include <memory>
+#include <optional>
+#include <vector>
 
 #include "widgets/gui/panel.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/job_scope.h"
 #include "widgets/view/layer_stats.h"
 
 namespace gatescope::widgets {
@@ -16,8 +18,7 @@ namespace gatescope::widgets {
 class StatisticsPanel final : public Panel {
 public:
     /// `session` must outlive the panel.
-    explicit StatisticsPanel(ViewerSession& session) : m_session(session) {}
-    ~StatisticsPanel() override;
+    explicit StatisticsPanel(ViewerSession& session) : m_session(session), m_jobs(session.jobs()) {}
 
     const char* title() const override { return "Statistics"; }
     void draw(PanelFrame& frame) override;
@@ -26,10 +27,10 @@ public:
     /// also for scripts).
     void computeAttention();
     /// Whether the attention statistics of the current layer are done (ok or not).
-    bool attentionDone() const { return m_attention && m_attention->done; }
+    bool attentionDone() const { return m_attention.has_value(); }
     /// Whether the gate statistics of the shown layer are done (ok or not); false before the
     /// panel's first frame, which starts them.
-    bool gatesDone() const { return m_gates && m_gates->done; }
+    bool gatesDone() const { return m_gates.has_value(); }
     /// Rows of the gate and attention tables (0 while computing or after an error).
     size_t gateRows() const;
     size_t attentionRows() const;
@@ -42,9 +43,10 @@ private:
     void followLayer();
 
     ViewerSession& m_session;
+    JobScope m_jobs;
     int m_layer = -1;
-    std::shared_ptr<GateStatsSlot> m_gates;
-    std::shared_ptr<AttentionStatsSlot> m_attention;
+    std::optional<Result<core::LayerGateStats>> m_gates;  // empty while computing
+    std::optional<Result<std::vector<core::HeadAttentionStats>>> m_attention;
     bool m_selectAttentionTab = false;
 };
 

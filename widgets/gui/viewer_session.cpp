@@ -2,7 +2,14 @@
 
 #include <QMetaObject>
 
+#include "widgets/gui/post_to_thread.h"
+
 namespace gatescope::widgets {
+
+namespace {
+/// Statistics, retention, summaries: a few long jobs may run at once without starving the rest.
+constexpr int kJobThreads = 4;
+}  // namespace
 
 ViewerSession::ViewerSession(std::shared_ptr<const TraceDocument> document,
                              TileService::Options options, QObject* parent)
@@ -22,11 +29,14 @@ ViewerSession::ViewerSession(std::shared_ptr<const TraceDocument> document,
         QMetaObject::invokeMethod(
             this, [this] { pump(); }, Qt::QueuedConnection);
     });
+    m_jobs = std::make_unique<JobPool>(kJobThreads, postToThreadOf(*this));
     m_context.addListener([this] { emit contextChanged(); });
 }
 
 ViewerSession::~ViewerSession() {
-    m_tiles.reset();  // join workers while the loader and context still exist
+    // Join workers while the loader and context still exist.
+    m_jobs.reset();
+    m_tiles.reset();
 }
 
 void ViewerSession::pump() {

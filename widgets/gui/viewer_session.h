@@ -1,12 +1,14 @@
 // ViewerSession: one opened trace and everything views share about it: the document, the tile
-// service (bounded cache + workers) and the ViewContext. Tiles land on worker threads; the
-// session pumps them into the cache on the GUI thread and emits tilesArrived(). GUI thread only.
+// service (bounded cache + workers), the job pool of its panels' other background work, and the
+// ViewContext. Tiles land on worker threads; the session pumps them into the cache on the GUI
+// thread and emits tilesArrived(). Job results are delivered on the GUI thread. GUI thread only.
 #pragma once
 
 #include <memory>
 
 #include <QObject>
 
+#include "widgets/view/job_pool.h"
 #include "widgets/view/tile_service.h"
 #include "widgets/view/trace_document.h"
 #include "widgets/view/trace_tile_loader.h"
@@ -33,6 +35,9 @@ public:
     TileService& tiles() { return *m_tiles; }
     const TraceTileLoader& loader() const { return *m_loader; }
     ViewContext& context() { return m_context; }
+    /// Background work of the views of this trace (through a JobScope each), with results
+    /// delivered on the GUI thread; joined when the session goes, so views must go first.
+    JobPool& jobs() { return *m_jobs; }
 
 signals:
     /// New tiles are in the cache (or a load failed).
@@ -46,7 +51,8 @@ private:
     std::shared_ptr<const TraceDocument> m_document;
     std::shared_ptr<TraceTileLoader> m_loader;
     ViewContext m_context;
-    std::unique_ptr<TileService> m_tiles;  // last: workers stop before the loader goes
+    std::unique_ptr<TileService> m_tiles;  // workers stop before the loader goes
+    std::unique_ptr<JobPool> m_jobs;
 };
 
 }  // namespace gatescope::widgets

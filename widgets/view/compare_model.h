@@ -1,4 +1,4 @@
-// Compare mode's numbers, display-free (blocking: call on a worker, e.g. through runInSlot):
+// Compare mode's numbers, display-free (blocking: call on a worker, e.g. through a JobScope):
 // the summary of two traces from core::compareTraces (alignment, per-token loss delta A - B and
 // its position bins, per-head gate differences), the per-position retention difference of one
 // head, and the exact per-row attention divergences of the rows on screen. Nothing N x N is

@@ -1,56 +1,27 @@
 #include "widgets/view/layer_stats.h"
 
-#include <thread>
+#include <string>
 
 namespace gatescope::widgets {
 
-std::shared_ptr<GateStatsSlot> startGateStats(std::shared_ptr<const data::TraceReader> reader,
-                                              int layer, std::function<void()> finished) {
-    auto slot = std::make_shared<GateStatsSlot>();
-    slot->layer = layer;
-    std::thread([slot, reader = std::move(reader), layer, finished = std::move(finished)] {
-        std::optional<core::LayerGateStats> value;
-        std::string error;
-        const data::LayerInfo* info = reader->summary().layer(layer);
-        if (!info || !info->hasGates) {
-            error = "layer " + std::to_string(layer) + " has no gates";
-        } else if (auto gates = reader->gates(layer); !gates) {
-            error = gates.error().describe();
-        } else if (!slot->cancel) {
-            value = core::gateStats(layer, *gates);
-        }
-        {
-            std::lock_guard lock(slot->mutex);
-            slot->value = std::move(value);
-            slot->error = slot->cancel && !slot->value && error.empty() ? "cancelled" : error;
-            slot->done = true;
-        }
-        if (finished) finished();
-    }).detach();
-    return slot;
+Result<core::LayerGateStats> computeGateStats(const data::TraceReader& reader, int layer,
+                                              const std::atomic<bool>& cancelled) {
+    const data::LayerInfo* info = reader.summary().layer(layer);
+    if (!info || !info->hasGates)
+        return Error{
+            ErrorKind::Missing, "layer " + std::to_string(layer) + " has no gates", {}, {}};
+    auto gates = reader.gates(layer);
+    if (!gates) return gates.error();
+    if (cancelled) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+    return core::gateStats(layer, *gates);
 }
 
-std::shared_ptr<AttentionStatsSlot> startAttentionStats(
-    std::shared_ptr<const data::TraceReader> reader, int layer, std::function<void()> finished,
-    int threads) {
-    auto slot = std::make_shared<AttentionStatsSlot>();
-    slot->layer = layer;
-    std::thread([slot, reader = std::move(reader), layer, finished = std::move(finished), threads] {
-        core::AttentionStatsOptions options;
-        options.threads = threads;
-        options.cancel = &slot->cancel;
-        auto result = core::attentionStats(*reader, layer, options);
-        {
-            std::lock_guard lock(slot->mutex);
-            if (result)
-                slot->value = std::move(*result);
-            else
-                slot->error = result.error().describe();
-            slot->done = true;
-        }
-        if (finished) finished();
-    }).detach();
-    return slot;
+Result<std::vector<core::HeadAttentionStats>> computeAttentionStats(
+    const data::TraceReader& reader, int layer, int threads, const std::atomic<bool>& cancelled) {
+    core::AttentionStatsOptions options;
+    options.threads = threads;
+    options.cancel = &cancelled;
+    return core::attentionStats(reader, layer, options);
 }
 
 int headOfGateRow(const core::LayerGateStats& stats, size_t row) {
