@@ -1,5 +1,7 @@
 // `gatescope compare A.h5 B.h5`: per-layer/head attention divergences, gate differences and the
 // per-position-bin loss difference of two traces of the same input; JSON or CSV on request.
+#include <optional>
+
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
@@ -18,31 +20,42 @@ namespace gatescope::app {
 
 namespace {
 
-std::string num(const nlohmann::json& v) {
-    return v.is_number() ? fmt::format("{:.6g}", v.get<double>()) : "";
+std::string num(double v) {
+    return fmt::format("{:.6g}", v);
+}
+
+/// An absent value prints as an empty field.
+std::string num(const std::optional<double>& v) {
+    return v ? num(*v) : "";
+}
+
+/// A field of an optional part of a head's comparison (gates, attention); empty when absent.
+template <typename Part>
+std::string num(const std::optional<Part>& part, double Part::*field) {
+    return part ? num((*part).*field) : "";
 }
 
 // Both tables are built in memory and written as one set (data/common/atomic_folder.h).
-Status writeCsv(const nlohmann::json& r, const std::filesystem::path& dir) {
+Status writeCsv(const core::TraceComparison& r, const std::filesystem::path& dir) {
+    using Attention = core::AttentionDivergence;
+    using Gates = core::GateDifference;
     std::vector<data::NamedFile> files;
     std::string heads = "layer,head,kl_ab,kl_ba,js,total_variation,gate_abs_diff,retention_diff\n";
-    for (const auto& layer : r["layers"])
-        for (const auto& h : layer["heads"])
-            heads += fmt::format("{},{},{},{},{},{},{},{}\n", layer["layer"].get<int>(),
-                                 h["head"].get<int>(), num(h.value("kl_ab", nlohmann::json())),
-                                 num(h.value("kl_ba", nlohmann::json())),
-                                 num(h.value("js", nlohmann::json())),
-                                 num(h.value("total_variation", nlohmann::json())),
-                                 num(h.value("gate_abs_diff", nlohmann::json())),
-                                 num(h.value("retention_diff", nlohmann::json())));
+    for (const auto& layer : r.layers)
+        for (const auto& h : layer.heads)
+            heads += fmt::format(
+                "{},{},{},{},{},{},{},{}\n", layer.layer, h.head,
+                num(h.attention, &Attention::klAB), num(h.attention, &Attention::klBA),
+                num(h.attention, &Attention::js), num(h.attention, &Attention::totalVariation),
+                num(h.gates, &Gates::absDiff), num(h.gates, &Gates::retentionDiff));
     files.emplace_back("heads.csv", std::move(heads));
-    if (!r.contains("loss")) return data::writeFilesAtomically(dir, files);
+    if (!r.loss) return data::writeFilesAtomically(dir, files);
     std::string bins = "kind,begin,end,center,mean_delta,count,share_of_gap\n";
-    for (const char* kind : {"linear_bins", "exponential_bins"})
-        for (const auto& b : r["loss"][kind])
-            bins += fmt::format("{},{},{},{},{},{},{}\n", kind, b["begin"].get<int64_t>(),
-                                b["end"].get<int64_t>(), num(b["center"]), num(b["mean_delta"]),
-                                b["count"].get<int64_t>(), num(b["share_of_gap"]));
+    for (const auto& [kind, table] : {std::pair{"linear_bins", &r.loss->linearBins},
+                                      std::pair{"exponential_bins", &r.loss->exponentialBins}})
+        for (const auto& b : *table)
+            bins += fmt::format("{},{},{},{},{},{},{}\n", kind, b.begin, b.end, num(b.center),
+                                num(b.meanDelta), b.count, num(b.shareOfGap));
     files.emplace_back("loss_bins.csv", std::move(bins));
     return data::writeFilesAtomically(dir, files);
 }
@@ -82,21 +95,19 @@ public:
         if (!b) return reportError(b.error());
         auto r = core::compareTraces(**a, **b, m_options);
         if (!r) return reportError(r.error());
-        fmt::print("alignment: {}\n", (*r)["alignment"]["note"].get<std::string>());
-        if (r->contains("loss"))
+        fmt::print("alignment: {}\n", r->alignment.note);
+        if (r->loss)
             fmt::print("loss A - B: mean {} nats over {} positions; A better at {} of them\n",
-                       num((*r)["loss"]["mean_delta"]), (*r)["loss"]["positions"].get<int64_t>(),
-                       num((*r)["loss"]["a_better_fraction"]));
-        for (const auto& layer : (*r)["layers"])
-            for (const auto& h : layer["heads"])
-                fmt::print("layer {:>2} head {:>2}: JS {} KL(A||B) {} TV {} |dg| {}\n",
-                           layer["layer"].get<int>(), h["head"].get<int>(),
-                           num(h.value("js", nlohmann::json())),
-                           num(h.value("kl_ab", nlohmann::json())),
-                           num(h.value("total_variation", nlohmann::json())),
-                           num(h.value("gate_abs_diff", nlohmann::json())));
+                       num(r->loss->meanDelta), r->loss->positions, num(r->loss->aBetterFraction));
+        for (const auto& layer : r->layers)
+            for (const auto& h : layer.heads)
+                fmt::print("layer {:>2} head {:>2}: JS {} KL(A||B) {} TV {} |dg| {}\n", layer.layer,
+                           h.head, num(h.attention, &core::AttentionDivergence::js),
+                           num(h.attention, &core::AttentionDivergence::klAB),
+                           num(h.attention, &core::AttentionDivergence::totalVariation),
+                           num(h.gates, &core::GateDifference::absDiff));
         if (!m_json.empty())
-            if (auto st = data::writeFileAtomically(m_json, r->dump(1)); !st)
+            if (auto st = data::writeFileAtomically(m_json, r->toJson().dump(1)); !st)
                 return reportError(st.error());
         if (!m_csv.empty())
             if (auto st = writeCsv(*r, m_csv); !st) return reportError(st.error());

@@ -95,9 +95,9 @@ private:
         return outcome->path;
     }
 
-    static Result<nlohmann::json> compare(const std::filesystem::path& a,
-                                          const std::filesystem::path& b,
-                                          const std::filesystem::path& json) {
+    static Result<core::TraceComparison> compare(const std::filesystem::path& a,
+                                                 const std::filesystem::path& b,
+                                                 const std::filesystem::path& json) {
         auto ra = data::TraceReader::open(a);
         if (!ra) return ra.error();
         auto rb = data::TraceReader::open(b);
@@ -107,22 +107,22 @@ private:
         options.cancel = &installInterruptFlag();
         auto result = core::compareTraces(**ra, **rb, options);
         if (!result) return result.error();
-        auto table = *result;
+        auto table = result->toJson();
         table["loss"].erase("delta");  // per token: in the traces already
         if (auto st = data::writeFileAtomically(json, table.dump(2) + "\n"); !st) return st.error();
         return result;
     }
 
-    static void printComparison(const nlohmann::json& c) {
-        const auto& loss = c["loss"];
+    static void printComparison(const core::TraceComparison& c) {
+        if (!c.loss) return;
+        const auto& loss = *c.loss;
         fmt::print(
             "loss A - B: {:+.4f} nats/token over {} positions; A better at {:.0f}% of them\n",
-            loss["mean_delta"].get<double>(), loss["positions"].get<int64_t>(),
-            100 * loss["a_better_fraction"].get<double>());
-        for (const auto& bin : loss["linear_bins"]) {
-            if (bin["count"].get<int64_t>() == 0) continue;
-            fmt::print("  positions {:>6}-{:<6} mean delta {:+.4f}\n", bin["begin"].get<int64_t>(),
-                       bin["end"].get<int64_t>(), bin["mean_delta"].get<double>());
+            loss.meanDelta, loss.positions, 100 * loss.aBetterFraction);
+        for (const auto& bin : loss.linearBins) {
+            if (bin.count == 0) continue;
+            fmt::print("  positions {:>6}-{:<6} mean delta {:+.4f}\n", bin.begin, bin.end,
+                       *bin.meanDelta);
         }
     }
 

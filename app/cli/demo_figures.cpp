@@ -18,15 +18,15 @@ namespace gatescope::app {
 namespace {
 
 /// The (layer, head) whose attention rows differ most between the models (largest mean JS).
-std::pair<int, int> mostDifferentHead(const nlohmann::json& comparison) {
+std::pair<int, int> mostDifferentHead(const core::TraceComparison& comparison) {
     std::pair<int, int> best{0, 0};
     double bestJs = -1;
-    for (const auto& layer : comparison.value("layers", nlohmann::json::array())) {
-        for (const auto& head : layer["heads"]) {
-            const double js = head.value("js", -1.0);
+    for (const auto& layer : comparison.layers) {
+        for (const auto& head : layer.heads) {
+            const double js = head.attention ? head.attention->js : -1.0;
             if (js > bestJs) {
                 bestJs = js;
-                best = {layer["layer"].get<int>(), head["head"].get<int>()};
+                best = {layer.layer, head.head};
             }
         }
     }
@@ -37,7 +37,7 @@ std::pair<int, int> mostDifferentHead(const nlohmann::json& comparison) {
 
 Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesystem::path& a,
                                                             const std::filesystem::path& b,
-                                                            const nlohmann::json& comparison,
+                                                            const core::TraceComparison& comparison,
                                                             const std::filesystem::path& dir) {
     const auto app = startOffscreenGui();
     auto ra = data::TraceReader::open(a);
@@ -97,7 +97,7 @@ Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesyste
 #else
 Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesystem::path&,
                                                             const std::filesystem::path&,
-                                                            const nlohmann::json&,
+                                                            const core::TraceComparison&,
                                                             const std::filesystem::path&) {
     return std::vector<std::filesystem::path>{};
 }

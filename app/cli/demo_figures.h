@@ -6,8 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/analysis/compare_result.h"
 #include "data/common/result.h"
 
 namespace gatescope::app {
@@ -16,7 +15,7 @@ namespace gatescope::app {
 /// result. Returns the files written. Errors name the trace or figure. Main thread only.
 Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesystem::path& a,
                                                             const std::filesystem::path& b,
-                                                            const nlohmann::json& comparison,
+                                                            const core::TraceComparison& comparison,
                                                             const std::filesystem::path& dir);
 
 }  // namespace gatescope::app

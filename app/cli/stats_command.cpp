@@ -21,40 +21,33 @@ namespace gatescope::app {
 
 namespace {
 
-void printSummary(const nlohmann::json& r) {
-    if (r.contains("loss")) {
-        const auto& loss = r["loss"];
+void printSummary(const core::StatsReport& r) {
+    if (r.loss) {
+        const auto& loss = *r.loss;
         fmt::print(
             "loss over {} document(s): mean {:.4f} nats; best-context loss {:.4f} at "
             "context ~{:.0f}\n",
-            loss["documents"].get<int64_t>(), loss["mean_loss"].get<double>(),
-            loss["best_context"]["loss"].get<double>(),
-            loss["best_context"]["context_length"].get<double>());
-        fmt::print("  exponential bins ({} per octave): ", loss["bins_per_octave"].get<int>());
-        for (const auto& b : loss["exponential_bins"])
-            if (b["count"].get<int64_t>() > 0)
-                fmt::print("{:.0f}:{:.3f} ", b["center"].get<double>(),
-                           b["mean_loss"].get<double>());
+            loss.documents, loss.meanLoss, loss.bestContext.loss, loss.bestContext.contextLength);
+        fmt::print("  exponential bins ({} per octave): ", loss.binsPerOctave);
+        for (const auto& b : loss.exponentialBins)
+            if (b.count > 0) fmt::print("{:.0f}:{:.3f} ", b.center, b.meanLoss);
         fmt::print("\n");
     }
-    for (const auto& t : r["traces"]) {
-        fmt::print("{} ({}, {} tokens)\n", t["path"].get<std::string>(),
-                   t["model_type"].get<std::string>(), t["n_tokens"].get<int64_t>());
-        for (const auto& g : t.value("gates", nlohmann::json::array()))
+    for (const auto& t : r.traces) {
+        fmt::print("{} ({}, {} tokens)\n", t.path, t.modelType, t.nTokens);
+        for (const auto& g : t.gates)
             fmt::print(
                 "  layer {:>2} gates: timescale min/median/max {:.1f}/{:.1f}/{:.1f} tokens; "
                 "always-on {}, dynamic {}, static {}\n",
-                g["layer"].get<int>(), g["timescale_min"].get<double>(),
-                g["timescale_median"].get<double>(), g["timescale_max"].get<double>(),
-                g["always_on"].get<int>(), g["dynamic"].get<int>(), g["static"].get<int>());
-        for (const auto& a : t.value("attention", nlohmann::json::array()))
-            for (const auto& h : a["heads"])
+                g.layer, g.timescaleMin, g.timescaleMedian, g.timescaleMax, g.alwaysOn, g.dynamic,
+                g.staticChannels);
+        for (const auto& a : t.attention)
+            for (const auto& h : a.heads)
                 fmt::print(
                     "  layer {:>2} head {:>2}: entropy {:.3f}, sink {:.3f}, argmax distance "
                     "{:.1f}, mean distance {:.1f}, negligible blocks {:.3f}\n",
-                    a["layer"].get<int>(), h["head"].get<int>(), h["mean_entropy"].get<double>(),
-                    h["sink_mass"].get<double>(), h["mean_argmax_distance"].get<double>(),
-                    h["mean_distance"].get<double>(), h["negligible_block_fraction"].get<double>());
+                    a.layer, h.head, h.meanEntropy, h.sinkMass, h.meanArgmaxDistance,
+                    h.meanDistance, h.negligibleBlockFraction);
     }
 }
 
@@ -111,7 +104,7 @@ public:
         if (!report) return reportError(report.error());
         printSummary(*report);
         if (!m_json.empty()) {
-            if (auto st = data::writeFileAtomically(m_json, report->dump(1)); !st)
+            if (auto st = data::writeFileAtomically(m_json, report->toJson().dump(1)); !st)
                 return reportError(st.error());
         }
         if (!m_csv.empty()) {

@@ -19,13 +19,9 @@ namespace {
 constexpr int64_t kRows = 64;
 constexpr double kFloor = 1e-12;  // probabilities below this count as this in the KL logs
 
-struct Divergence {
-    double klAB = 0, klBA = 0, js = 0, tv = 0;
-};
-
 /// Row-averaged divergences of two heads' attention over the same tokens.
-Divergence divergence(const TraceHead& a, const TraceHead& b, int64_t n) {
-    Divergence d;
+AttentionDivergence divergence(const TraceHead& a, const TraceHead& b, int64_t n) {
+    AttentionDivergence d;
     std::vector<float> ta(kRows * n), tb(kRows * n);
     for (int64_t r0 = 0; r0 < n; r0 += kRows) {
         const int64_t rows = std::min(kRows, n - r0), cols = r0 + rows;
@@ -40,17 +36,19 @@ Divergence divergence(const TraceHead& a, const TraceHead& b, int64_t n) {
                 if (q > 0) d.klBA += q * std::log(q / std::max(p, kFloor));
                 if (p > 0) d.js += 0.5 * p * std::log(p / m);
                 if (q > 0) d.js += 0.5 * q * std::log(q / m);
-                d.tv += 0.5 * std::abs(p - q);
+                d.totalVariation += 0.5 * std::abs(p - q);
             }
     }
-    d.klAB /= n, d.klBA /= n, d.js /= n, d.tv /= n;
+    d.klAB /= n, d.klBA /= n, d.js /= n, d.totalVariation /= n;
     return d;
 }
 
-nlohmann::json lossDelta(const data::PerTokenResults& a, const data::PerTokenResults& b,
-                         const TokenAlignment& al, const CompareOptions& o) {
+LossDelta lossDelta(const data::PerTokenResults& a, const data::PerTokenResults& b,
+                    const TokenAlignment& al, const CompareOptions& o) {
     // Segments between consecutive aligned boundaries: the loss of the same text under each model.
-    std::vector<double> delta(a.loss.size(), NAN);
+    LossDelta out;
+    std::vector<double>& delta = out.delta;
+    delta.assign(a.loss.size(), NAN);
     for (std::size_t k = 1; k < al.pairs.size(); ++k) {
         const auto [ia0, ib0] = al.pairs[k - 1];
         const auto [ia1, ib1] = al.pairs[k];
@@ -69,28 +67,25 @@ nlohmann::json lossDelta(const data::PerTokenResults& a, const data::PerTokenRes
         if (count[i]) total += delta[i], ++used, aBetter += delta[i] < 0 ? 1 : 0;
     }
     auto bins = [&](const std::vector<LossBin>& in) {
-        nlohmann::json out = nlohmann::json::array();
+        std::vector<LossGapBin> gaps;
         for (const auto& bin : in) {
-            const double sum = bin.count ? bin.meanLoss * bin.count : 0.0;
-            out.push_back({{"begin", bin.begin},
-                           {"end", bin.end},
-                           {"center", bin.center},
-                           {"mean_delta", bin.count ? nlohmann::json(bin.meanLoss) : nullptr},
-                           {"count", bin.count},
-                           {"share_of_gap", total != 0 ? nlohmann::json(sum / total) : nullptr}});
+            LossGapBin gap{bin.begin, bin.end, bin.center, std::nullopt, bin.count, std::nullopt};
+            if (bin.count) gap.meanDelta = bin.meanLoss;
+            if (total != 0) gap.shareOfGap = (bin.count ? bin.meanLoss * bin.count : 0.0) / total;
+            gaps.push_back(gap);
         }
-        return out;
+        return gaps;
     };
-    return {{"delta", delta},
-            {"mean_delta", used ? total / used : NAN},
-            {"total_delta", total},
-            {"positions", used},
-            {"a_better_fraction", used ? double(aBetter) / used : NAN},
-            {"linear_bins", bins(linearBins(delta, count, o.binWidth))},
-            {"exponential_bins", bins(exponentialBins(delta, count, o.binsPerOctave))}};
+    out.meanDelta = used ? total / used : NAN;
+    out.totalDelta = total;
+    out.positions = used;
+    out.aBetterFraction = used ? double(aBetter) / used : NAN;
+    out.linearBins = bins(linearBins(delta, count, o.binWidth));
+    out.exponentialBins = bins(exponentialBins(delta, count, o.binsPerOctave));
+    return out;
 }
 
-nlohmann::json gateDiff(const data::Array& ga, const data::Array& gb, int head) {
+GateDifference gateDiff(const data::Array& ga, const data::Array& gb, int head) {
     const int64_t n = ga.shape[1], c = ga.shape[2];
     double absDiff = 0, retention = 0;
     for (int64_t t = 0; t < n * c; ++t) {
@@ -98,13 +93,13 @@ nlohmann::json gateDiff(const data::Array& ga, const data::Array& gb, int head) 
         absDiff += std::abs(x - y);
         retention += std::exp(x) - std::exp(y);
     }
-    return {{"gate_abs_diff", absDiff / (n * c)}, {"retention_diff", retention / (n * c)}};
+    return {absDiff / (n * c), retention / (n * c)};
 }
 
 }  // namespace
 
-Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
-                                     const CompareOptions& o) {
+Result<TraceComparison> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
+                                      const CompareOptions& o) {
     for (auto st : {checkOptionRange("bins per octave", o.binsPerOctave, 1, kMaxBinsPerOctave),
                     checkOptionRange("linear bin width", o.binWidth, 1, kMaxBinWidth),
                     checkThreadCount(o.threads)})
@@ -113,16 +108,14 @@ Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::Tra
     if (!tokA) return tokA.error();
     auto tokB = b.tokens();
     if (!tokB) return tokB.error();
-    const TokenAlignment al = alignTokens(*tokA, *tokB);
-    nlohmann::json out = {
-        {"a", a.path()},
-        {"b", b.path()},
-        {"alignment",
-         {{"identical", al.identical}, {"note", al.note}, {"aligned_positions", al.pairs.size()}}}};
+    TraceComparison out;
+    out.a = a.path();
+    out.b = b.path();
+    out.alignment = alignTokens(*tokA, *tokB);
+    const TokenAlignment& al = out.alignment;
     auto lossA = a.perToken();
     auto lossB = b.perToken();
-    if (lossA && lossB) out["loss"] = lossDelta(*lossA, *lossB, al, o);
-    out["layers"] = nlohmann::json::array();
+    if (lossA && lossB) out.loss = lossDelta(*lossA, *lossB, al, o);
     const int64_t n = a.summary().nTokens;
     for (const auto& la : a.summary().layers) {
         const auto* lb = b.summary().layer(la.index);
@@ -135,7 +128,7 @@ Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::Tra
         if (chosen.empty())
             for (int h = 0; h < heads; ++h)
                 chosen.push_back(h);
-        std::vector<nlohmann::json> rows(chosen.size());
+        std::vector<HeadComparison> rows(chosen.size());
         data::Array ga, gb;
         const bool gates = la.hasGates && lb->hasGates;
         if (gates) {
@@ -147,28 +140,24 @@ Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::Tra
         std::vector<Error> errors;
         std::mutex errorMutex;
         kernels::parallelFor(static_cast<int64_t>(chosen.size()), o.threads, [&](int64_t idx) {
-            const int h = chosen[idx];
-            nlohmann::json row = {{"head", h}};
-            if (gates && ga.shape == gb.shape) row.update(gateDiff(ga, gb, h));
+            HeadComparison& row = rows[idx];
+            row.head = chosen[idx];
+            if (gates && ga.shape == gb.shape) row.gates = gateDiff(ga, gb, row.head);
             if (o.attention && al.identical && !(o.cancel && o.cancel->load())) {
-                auto ha = loadTraceHead(a, la.index, h), hb = loadTraceHead(b, la.index, h);
+                auto ha = loadTraceHead(a, la.index, row.head);
+                auto hb = loadTraceHead(b, la.index, row.head);
                 if (!ha || !hb) {
                     std::lock_guard lock(errorMutex);
                     errors.push_back(!ha ? ha.error() : hb.error());
                     return;
                 }
-                const auto d = divergence(**ha, **hb, n);
-                row.update({{"kl_ab", d.klAB},
-                            {"kl_ba", d.klBA},
-                            {"js", d.js},
-                            {"total_variation", d.tv}});
+                row.attention = divergence(**ha, **hb, n);
             }
-            rows[idx] = std::move(row);
         });
         if (!errors.empty()) return errors.front();
         if (o.cancel && o.cancel->load())
             return Error{ErrorKind::Cancelled, "cancelled", a.path(), {}};
-        out["layers"].push_back({{"layer", la.index}, {"heads", rows}});
+        out.layers.push_back({la.index, std::move(rows)});
     }
     return out;
 }

@@ -7,8 +7,7 @@
 #include <atomic>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/analysis/compare_result.h"
 #include "data/common/result.h"
 #include "data/trace/trace_reader.h"
 
@@ -24,22 +23,16 @@ struct CompareOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-/// How positions of A map onto B: identical token ids (every position), or, when the
-/// tokenizations differ but both traces keep their source text, positions whose tokens end at the
-/// same byte of the same text.
-struct TokenAlignment {
-    bool identical = false;
-    std::vector<std::pair<int64_t, int64_t>> pairs;  ///< (position in A, position in B)
-    std::string note;                                ///< how it was aligned, or why it could not be
-};
-
+/// Pairs the positions of two token tables (see TokenAlignment). Pure; thread-safe.
 TokenAlignment alignTokens(const data::TokenTable& a, const data::TokenTable& b);
 
-/// The comparison as JSON: "alignment", "loss" (delta A - B per aligned position, binned, with
-/// each bin's share of the total gap), "layers" [{layer, heads: [{head, kl_ab, kl_ba, js,
-/// total_variation, gate_abs_diff, retention_diff}]}]. Attention divergences need identical
-/// tokens; otherwise they are omitted and the alignment note says why. Errors name the trace.
-Result<nlohmann::json> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
-                                     const CompareOptions& options = {});
+/// The comparison of A against B (compare_result.h): the alignment, the loss delta A - B per
+/// aligned position and its bins, and per layer recorded in both the requested heads' gate
+/// differences and (with options.attention) attention divergences. Attention divergences need
+/// identical tokens; otherwise they are absent and the alignment note says why. Blocking; runs
+/// options.threads workers over heads; both readers must stay open for the call. Errors (naming
+/// the trace): options out of range (Usage), the readers' (tokens, gates, factors), Cancelled.
+Result<TraceComparison> compareTraces(const data::TraceReader& a, const data::TraceReader& b,
+                                      const CompareOptions& options = {});
 
 }  // namespace gatescope::core

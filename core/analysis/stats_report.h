@@ -1,6 +1,6 @@
 // The `gatescope stats` report: loss curves over one or more traces (documents), and per trace the
-// gate and attention statistics of every recorded layer, as one JSON document and as CSV tables.
-// Shared by the CLI and batch runs.
+// gate and attention statistics of every recorded layer, as values (stats_result.h), written as
+// one JSON document (StatsReport::toJson) and as CSV tables. Shared by the CLI and batch runs.
 #pragma once
 
 #include <atomic>
@@ -8,10 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/analysis/attention_stats.h"
 #include "core/analysis/gate_stats.h"
+#include "core/analysis/stats_result.h"
 #include "data/common/result.h"
 #include "data/trace/trace_reader.h"
 
@@ -30,15 +29,15 @@ struct StatsOptions {
 };
 
 /// Computes the report. Traces are the documents of the loss curves (they should come from one
-/// model). Errors name the trace and dataset.
-Result<nlohmann::json> statsReport(
-    const std::vector<std::shared_ptr<const data::TraceReader>>& traces,
-    const StatsOptions& options);
+/// model). Blocking; attention statistics run attentionOptions.threads workers. Errors: options
+/// out of range (Usage), the readers' errors naming the trace and dataset, Cancelled.
+Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::TraceReader>>& traces,
+                                const StatsOptions& options);
 
 /// Writes the report's tables as CSV files into `dir` (created): loss_by_position.csv,
 /// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv (those present). The set is
 /// written as one (data::writeFilesAtomically): a failure leaves none of them and keeps what `dir`
 /// held.
-Status writeStatsCsv(const nlohmann::json& report, const std::filesystem::path& dir);
+Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir);
 
 }  // namespace gatescope::core

@@ -88,7 +88,7 @@ Result<JoinOutcome> joinBatch(const BatchRecipe& recipe, const std::vector<Batch
         const auto dir = pathInside(recipe.output, std::filesystem::path("analyses") / name);
         if (!dir) return dir.error();
         if (auto st = writeStatsCsv(*report, *dir); !st) return st.error();
-        if (auto st = data::writeFileAtomically(*dir / "stats.json", report->dump(1)); !st)
+        if (auto st = data::writeFileAtomically(*dir / "stats.json", report->toJson().dump(1)); !st)
             return st.error();
     }
     if (auto st = data::writeLossIndex(recipe.output / "index.h5", index); !st) return st.error();

@@ -180,12 +180,13 @@ TEST_F(CompareTraces, RowDivergencesOfEveryRowAverageToCoreCompare) {
     core::CompareOptions options;
     options.layers = {1};
     options.heads = {0};
-    auto json = core::compareTraces(*a->reader, *b->reader, options);
-    ASSERT_TRUE(json);
-    const auto& head = (*json)["layers"][0]["heads"][0];
+    auto comparison = core::compareTraces(*a->reader, *b->reader, options);
+    ASSERT_TRUE(comparison);
+    ASSERT_TRUE(comparison->layers.at(0).heads.at(0).attention);
+    const auto& head = *comparison->layers[0].heads[0].attention;
     EXPECT_GT(kl, 0);
-    EXPECT_NEAR(kl / n, head["kl_ab"].get<double>(), 1e-6 * (1 + kl / n));
-    EXPECT_NEAR(js / n, head["js"].get<double>(), 1e-6);
+    EXPECT_NEAR(kl / n, head.klAB, 1e-6 * (1 + kl / n));
+    EXPECT_NEAR(js / n, head.js, 1e-6);
     cancel = true;
     EXPECT_FALSE(rowDivergences(*a->reader, *b->reader, 1, 0, {5}, cancel));
 }

@@ -484,11 +484,12 @@ TEST(GuiSmoke, CompareModeLocksTwoTracesAndShowsTheirDifferenceUnderXvfb) {
     core::CompareOptions options;
     options.layers = {0};
     options.heads = {0};
-    auto json = core::compareTraces(ra, rb, options);
-    ASSERT_TRUE(json);
-    const auto& head = (*json)["layers"][0]["heads"][0];
-    EXPECT_NEAR(rows[3], head["kl_ab"].get<double>(), 1e-5 * (1 + rows[3]));
-    EXPECT_NEAR(rows[4], head["js"].get<double>(), 1e-6);
+    auto comparison = core::compareTraces(ra, rb, options);
+    ASSERT_TRUE(comparison);
+    ASSERT_TRUE(comparison->layers.at(0).heads.at(0).attention);
+    const auto& head = *comparison->layers[0].heads[0].attention;
+    EXPECT_NEAR(rows[3], head.klAB, 1e-5 * (1 + rows[3]));
+    EXPECT_NEAR(rows[4], head.js, 1e-6);
 
     // Screenshots: A and B differ (two models); the difference view changes with its mode;
     // zooming to cells changes every canvas.

@@ -9,40 +9,28 @@
 
 namespace gatescope::widgets {
 
-namespace {
-
-double numberOr(const nlohmann::json& j, const char* key, double fallback) {
-    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
-}
-
-}  // namespace
-
 Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const data::TraceReader& b,
                                            int binsPerOctave) {
     core::CompareOptions options;
     options.attention = false;
     options.binsPerOctave = binsPerOctave;
     options.threads = 1;
-    auto json = core::compareTraces(a, b, options);
-    if (!json) return json.error();
+    auto comparison = core::compareTraces(a, b, options);
+    if (!comparison) return comparison.error();
     CompareSummary s;
-    const auto& al = (*json)["alignment"];
-    s.identical = al["identical"].get<bool>();
-    s.note = al["note"].get<std::string>();
-    s.aligned = al["aligned_positions"].get<int64_t>();
+    s.identical = comparison->alignment.identical;
+    s.note = comparison->alignment.note;
+    s.aligned = static_cast<int64_t>(comparison->alignment.pairs.size());
     s.nA = a.summary().nTokens;
     s.nB = b.summary().nTokens;
-    if (!json->contains("loss")) return s;
-    const auto& loss = (*json)["loss"];
-    for (const auto& d : loss["delta"])
-        s.lossDelta.push_back(d.is_number() ? d.get<float>() : NAN);
-    s.meanDelta = numberOr(loss, "mean_delta", NAN);
-    s.aBetterFraction = numberOr(loss, "a_better_fraction", NAN);
-    for (const auto& bin : loss["exponential_bins"]) {
-        s.bins.push_back(LossGapBin{bin["begin"].get<int64_t>(), bin["end"].get<int64_t>(),
-                                    numberOr(bin, "mean_delta", NAN), bin["count"].get<int64_t>(),
-                                    numberOr(bin, "share_of_gap", NAN)});
-    }
+    if (!comparison->loss) return s;
+    const core::LossDelta& loss = *comparison->loss;
+    s.lossDelta.assign(loss.delta.begin(), loss.delta.end());
+    s.meanDelta = loss.meanDelta;
+    s.aBetterFraction = loss.aBetterFraction;
+    for (const auto& bin : loss.exponentialBins)
+        s.bins.push_back(LossGapBin{bin.begin, bin.end, bin.meanDelta.value_or(NAN), bin.count,
+                                    bin.shareOfGap.value_or(NAN)});
     return s;
 }
 
