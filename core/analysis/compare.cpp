@@ -116,6 +116,10 @@ Result<TraceComparison> compareTraces(const data::TraceReader& a, const data::Tr
     auto lossA = a.perToken();
     auto lossB = b.perToken();
     if (lossA && lossB) out.loss = lossDelta(*lossA, *lossB, al, o);
+    for (int l : o.layers)
+        if (!a.summary().layer(l) || !b.summary().layer(l))
+            return Error{ErrorKind::Usage, fmt::format("layer {} is not in both traces", l),
+                         a.path(), "--layers"};
     const int64_t n = a.summary().nTokens;
     for (const auto& la : a.summary().layers) {
         const auto* lb = b.summary().layer(la.index);
@@ -124,6 +128,12 @@ Result<TraceComparison> compareTraces(const data::TraceReader& a, const data::Tr
             std::find(o.layers.begin(), o.layers.end(), la.index) == o.layers.end())
             continue;
         const int heads = std::min(la.header.nHeads, lb->header.nHeads);
+        for (int h : o.heads)
+            if (h < 0 || h >= heads)
+                return Error{ErrorKind::Usage,
+                             fmt::format("head {} is not in layer {} of both traces (heads 0..{})",
+                                         h, la.index, heads - 1),
+                             a.path(), "--heads"};
         std::vector<int> chosen = o.heads;
         if (chosen.empty())
             for (int h = 0; h < heads; ++h)

@@ -15,7 +15,11 @@ double quantile(const std::vector<double>& sorted, double q) {
     const double pos = q * (sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     const auto hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+    const double frac = pos - static_cast<double>(lo);
+    // Timescales of always-open channels are infinite: 0 * (inf - x) would make the median NaN.
+    if (frac == 0) return sorted[lo];
+    if (std::isinf(sorted[hi])) return sorted[hi];
+    return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
 }
 
 /// Horizon per start t: the smallest d >= 1 with sum_{tau = t+1..t+d} g < log(threshold).

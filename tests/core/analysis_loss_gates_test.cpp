@@ -94,6 +94,13 @@ TEST(GateStats, RetentionTimescaleHorizonAndKinds) {
     EXPECT_EQ(s.dynamic, 1);
     EXPECT_EQ(s.staticChannels, 1);
     EXPECT_EQ(s.layer, 4);
+    // Timescales sorted: the halving channel's, the alternating one's, the open one's (inf); the
+    // median is the middle one, not NaN from the infinite neighbour.
+    const double middle = std::min(s.channels[2].timescale, halving.timescale) == halving.timescale
+                              ? s.channels[2].timescale
+                              : halving.timescale;
+    EXPECT_DOUBLE_EQ(s.timescaleMedian, middle);
+    EXPECT_TRUE(std::isinf(s.timescaleMax));
 }
 
 }  // namespace

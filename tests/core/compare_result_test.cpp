@@ -160,6 +160,28 @@ TEST_F(CompareResult, AnUngatedTraceHasNoGateDifferences) {
     EXPECT_TRUE(head.attention);
 }
 
+TEST_F(CompareResult, HeadsAndLayersOutsideBothTracesAreUsageErrors) {
+    // One layer of one head: head 1 and layer 3 exist in neither trace. Before, a head past the
+    // layer's count read past the gate array and an unknown layer was silently skipped.
+    const auto a = open(traceA()), b = open(traceB());
+    core::CompareOptions options;
+    options.threads = 1;
+    options.heads = {1};
+    auto r = core::compareTraces(*a, *b, options);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, ErrorKind::Usage);
+    EXPECT_EQ(r.error().object, "--heads");
+    EXPECT_NE(r.error().message.find("head 1"), std::string::npos) << r.error().describe();
+    options.heads = {-1};
+    EXPECT_FALSE(core::compareTraces(*a, *b, options));
+    options.heads = {0};
+    EXPECT_TRUE(core::compareTraces(*a, *b, options));
+    options.layers = {3};
+    r = core::compareTraces(*a, *b, options);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().object, "--layers");
+}
+
 TEST_F(CompareResult, JsonKeepsTheCliSchema) {
     const auto json = nlohmann::json::parse(compare(traceA(), traceB()).toJson().dump(1));
     for (const char* key : {"a", "b", "alignment", "loss", "layers"})
