@@ -19,7 +19,6 @@ file(GLOB _tokenizer_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/core/tokenize
 list(TRANSFORM _inputs_sources PREPEND ${CMAKE_SOURCE_DIR}/)
 add_library(gatescope_fuzz_inputs STATIC ${_inputs_sources} ${_tokenizer_sources})
 target_include_directories(gatescope_fuzz_inputs PUBLIC ${CMAKE_SOURCE_DIR})
-target_include_directories(gatescope_fuzz_inputs SYSTEM PUBLIC ${HDF5_INCLUDE_DIRS})
 target_link_libraries(gatescope_fuzz_inputs PUBLIC nlohmann_json::nlohmann_json fmt::fmt
     Threads::Threads)
 pkg_check_modules(FUZZ_ICU QUIET IMPORTED_TARGET icu-uc)

@@ -10,6 +10,9 @@
 #   widgets/  never includes app/ or engine/ (the viewer is handed the trace job by app/)
 #   widgets/, app/: no LibTorch include at all
 #   tests/core, tests/widgets: nothing of engine/ or LibTorch (their suites link no LibTorch)
+#   HDF5 (<hdf5.h>, its H5*public.h, data/h5/) only inside data/ and tests/data/: nowhere else
+#             includes it, nor a data/ header that reaches it through other data/ headers, so
+#             core/, engine/, widgets/ and app/ see traces only through the typed data/trace API
 # Usage: scripts/check-layers.sh [root]      (default: the repository)
 #        scripts/check-layers.sh --self-test (plants one violation per rule, expects each found)
 set -uo pipefail
@@ -44,7 +47,29 @@ check() {
     forbid app "$torch" "app/ reaches LibTorch only through engine/"
     forbid tests/core "engine/|$torch" "core_tests link no LibTorch"
     forbid tests/widgets "engine/|$torch" "widgets_tests link no LibTorch"
+    local hdf5
+    hdf5=$(hdf5_headers)
+    for folder in kernels core engine widgets app bench fuzz; do
+        forbid "$folder" "$hdf5" "HDF5 stays inside data/ (use the typed data/trace API)"
+    done
+    forbid tests "$hdf5" "HDF5 stays inside data/ and tests/data/" '^tests/data/'
     return $found
+}
+
+# The include regex of everything that brings HDF5 in: its own headers, data/h5/, and the data/
+# headers that include any of these, directly or through each other (grown to a fixed point).
+hdf5_headers() {
+    local reach='hdf5\.h|hdf5_hl\.h|H5[A-Za-z]*public\.h|data/h5/' grew=1 header
+    while ((grew)); do
+        grew=0
+        while IFS= read -r header; do
+            reach+="|${header//./\\.}"
+            grew=1
+        done < <(grep -rlE --include='*.h' \
+            "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($reach)" data 2>/dev/null |
+            grep -vE "^data/h5/|^($reach)\$")
+    done
+    echo "$reach"
 }
 
 self_test() {
@@ -52,7 +77,7 @@ self_test() {
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp"/{data/trace,kernels/cpu,core/maps,engine/models,engine/trace,widgets/view,app/cli}
-    mkdir -p "$tmp"/tests/{core,widgets}
+    mkdir -p "$tmp"/tests/{core,widgets,data,app} "$tmp"/{data/h5,fuzz,bench}
     echo '#include "core/maps/head_maps.h"' >"$tmp/data/trace/a.cpp"
     echo '#include "data/h5/handle.h"' >"$tmp/kernels/cpu/b.h"
     echo '#include "data/common/result.h"' >"$tmp/kernels/cpu/ok.h"
@@ -67,16 +92,28 @@ self_test() {
     echo '#include <torch/torch.h>' >"$tmp/engine/trace/ok.cpp"
     echo '#include "engine/nn/linear.h"' >"$tmp/widgets/view/e.cpp"
     echo '  #  include <ATen/ATen.h>' >"$tmp/app/cli/f.cpp"
+    echo '#include <hdf5.h>' >"$tmp/data/h5/ok.h"
+    echo '#include "data/h5/ok.h"' >"$tmp/data/trace/inner.h"
+    echo '#include "data/trace/inner.h"' >"$tmp/data/trace/outer.h"  # reaches HDF5 two steps down
+    echo '#include "data/common/result.h"' >"$tmp/data/trace/clean.h"
+    echo '#include "data/trace/outer.h"' >"$tmp/core/maps/h5_through_trace.h"
+    echo '#include <H5Ppublic.h>' >"$tmp/widgets/view/h5_public.cpp"
+    echo '#include "data/h5/ok.h"' >"$tmp/fuzz/h5_wrapper.cpp"
+    echo '#include <hdf5.h>' >"$tmp/tests/app/h5_raw.cpp"
+    echo '#include "data/trace/clean.h"' >"$tmp/app/cli/trace_ok.cpp"
+    echo '#include "data/h5/ok.h"' >"$tmp/tests/data/h5_ok.cpp"
     local out
     out=$(check "$tmp")
     local status=$?
     local missing=0
     for file in data/trace/a.cpp kernels/cpu/b.h core/maps/c.cpp core/maps/d.cpp core/maps/g.h \
         engine/trace/h.h widgets/view/e.cpp widgets/view/i.cpp tests/core/j.cpp engine/trace/k.cpp \
-        app/cli/f.cpp; do
+        app/cli/f.cpp core/maps/h5_through_trace.h widgets/view/h5_public.cpp fuzz/h5_wrapper.cpp \
+        tests/app/h5_raw.cpp; do
         grep -q "^layering: $file:" <<<"$out" || { echo "self-test: $file not reported"; missing=1; }
     done
-    for file in kernels/cpu/ok.h engine/models/ok.h engine/trace/ok.cpp; do
+    for file in kernels/cpu/ok.h engine/models/ok.h engine/trace/ok.cpp app/cli/trace_ok.cpp \
+        tests/data/h5_ok.cpp data/h5/ok.h data/trace/outer.h; do
         grep -q "^layering: $file:" <<<"$out" && { echo "self-test: $file reported"; missing=1; }
     done
     [[ $status -eq 1 && $missing -eq 0 ]] || { echo "$out"; echo "self-test: FAILED"; exit 1; }
@@ -89,7 +126,7 @@ if [[ ${1:-} == --self-test ]]; then
 fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 if check "$root"; then
-    echo "layering: ok (data, kernels, core, engine, widgets, app, tests)"
+    echo "layering: ok (data, kernels, core, engine, widgets, app, tests; HDF5 inside data)"
 else
     exit 1
 fi

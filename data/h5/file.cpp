@@ -210,4 +210,11 @@ Result<bool> exists(const Object& parent, std::string_view path) {
     return !prefix.empty();
 }
 
+Status removeLink(const Object& parent, std::string_view name) {
+    auto lock = lockLibrary();
+    Location where{parent.where().file, joinPath(parent.where().object, name)};
+    return check(H5Ldelete(parent.id(), std::string(name).c_str(), H5P_DEFAULT), ErrorKind::Io,
+                 where, "cannot remove link");
+}
+
 }  // namespace gatescope::data::h5

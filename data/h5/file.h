@@ -68,4 +68,9 @@ private:
 /// Unsupported error naming it (and an external link's target), never followed.
 Result<bool> exists(const Object& parent, std::string_view path);
 
+/// Removes the direct child link `name` of `parent` (a file being written); the object it named
+/// goes once nothing else refers to it (HDF5 1.10 does not reuse its space). Io naming the link
+/// when HDF5 cannot remove it.
+Status removeLink(const Object& parent, std::string_view name);
+
 }  // namespace gatescope::data::h5

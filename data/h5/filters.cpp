@@ -4,23 +4,7 @@
 
 #include "data/h5/library.h"
 
-namespace gatescope::data {
-
-const char* toString(Compression compression) {
-    switch (compression) {
-        case Compression::None:
-            return "none";
-        case Compression::Deflate:
-            return "deflate";
-        case Compression::Zstd:
-            return "zstd";
-        case Compression::Lz4:
-            return "lz4";
-    }
-    return "none";
-}
-
-namespace h5 {
+namespace gatescope::data::h5 {
 namespace detail {
 size_t zstdFilter(unsigned, size_t, const unsigned[], size_t, size_t*, void**);
 size_t lz4Filter(unsigned, size_t, const unsigned[], size_t, size_t*, void**);
@@ -59,5 +43,4 @@ bool filterAvailable(int filterId) {
     return (info & H5Z_FILTER_CONFIG_ENCODE_ENABLED) && (info & H5Z_FILTER_CONFIG_DECODE_ENABLED);
 }
 
-}  // namespace h5
-}  // namespace gatescope::data
+}  // namespace gatescope::data::h5

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data/common/atomic_file.h"
-#include "data/h5/handle.h"
+#include "data/h5/attribute.h"
+#include "data/h5/file.h"
+#include "data/h5/virtual_dataset.h"
 #include "data/index/loss_index_paths.h"
 #include "data/trace/trace_schema.h"
 
@@ -14,70 +16,41 @@ namespace gatescope::data {
 
 namespace {
 
-// Everything inside the open file `f`; the handles close before the file does.
-Status fill(hid_t f, const h5::Location& where, const std::vector<LossIndexEntry>& runs) {
-    auto fail = [&](const std::string& what) -> Status {
-        return h5::makeError(ErrorKind::Io, where, what);
-    };
-    auto own = [&](hid_t id) { return h5::Handle(id, where); };
-    const hsize_t rows = runs.size();
+// Everything inside the open index file.
+Status fill(const h5::File& file, const std::vector<LossIndexEntry>& runs) {
+    auto root = h5::Group::root(file);
+    if (!root) return root.error();
     hsize_t cols = 1;
-    for (const auto& r : runs)
-        cols = std::max<hsize_t>(cols, static_cast<hsize_t>(r.nTokens));
-    const hsize_t dims[2] = {rows, cols};
-    auto vspace = own(H5Screate_simple(2, dims, nullptr));
-    auto dcpl = own(H5Pcreate(H5P_DATASET_CREATE));
-    if (!vspace.valid() || !dcpl.valid()) return fail("cannot set up /per_token_loss");
-    const float nan = NAN;
-    if (H5Pset_fill_value(dcpl.id(), H5T_NATIVE_FLOAT, &nan) < 0)
-        return fail("cannot set the fill value of /per_token_loss");
-    for (hsize_t r = 0; r < rows; ++r) {
-        const hsize_t n = static_cast<hsize_t>(runs[r].nTokens);
-        if (n == 0) continue;
-        auto src = own(H5Screate_simple(1, &n, nullptr));
-        const hsize_t start[2] = {r, 0}, count[2] = {1, n};
-        const std::string source = escapeVdsName(runs[r].trace.string());
-        if (!src.valid() ||
-            H5Sselect_hyperslab(vspace.id(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
-            H5Pset_virtual(dcpl.id(), vspace.id(), source.c_str(), schema::kLoss, src.id()) < 0)
-            return fail("cannot map " + runs[r].trace.string() + " into the index");
+    std::vector<h5::VirtualRow> rows;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const auto n = static_cast<hsize_t>(runs[r].nTokens);
+        cols = std::max(cols, n);
+        if (n > 0) rows.push_back({r, n, escapeVdsName(runs[r].trace.string()), schema::kLoss});
     }
-    if (H5Sselect_all(vspace.id()) < 0) return fail("cannot select the whole index");
-    auto loss = own(H5Dcreate2(f, "per_token_loss", H5T_IEEE_F32LE, vspace.id(), H5P_DEFAULT,
-                               dcpl.id(), H5P_DEFAULT));
-    if (!loss.valid()) return fail("cannot create /per_token_loss");
-    std::vector<int64_t> lengths;
+    auto rc = h5::createVirtualRows(*root, "per_token_loss", runs.size(), cols, NAN, rows);
+    if (!rc) return rc;
+    // At least one entry, as readLossIndex expects: an index without runs holds one 0.
+    std::vector<int64_t> lengths(std::max<size_t>(runs.size(), 1), 0);
     nlohmann::json names = nlohmann::json::array();
-    for (const auto& r : runs) {
-        lengths.push_back(r.nTokens);
-        names.push_back({{"run", r.run}, {"trace", r.trace.string()}});
+    for (size_t r = 0; r < runs.size(); ++r) {
+        lengths[r] = runs[r].nTokens;
+        names.push_back({{"run", runs[r].run}, {"trace", runs[r].trace.string()}});
     }
-    const hsize_t nRuns = std::max<hsize_t>(rows, 1);
-    auto lspace = own(H5Screate_simple(1, &nRuns, nullptr));
-    auto len = own(H5Dcreate2(f, "n_tokens", H5T_STD_I64LE, lspace.id(), H5P_DEFAULT, H5P_DEFAULT,
-                              H5P_DEFAULT));
-    lengths.resize(nRuns, 0);
-    if (!len.valid() ||
-        H5Dwrite(len.id(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, lengths.data()) < 0)
-        return fail("cannot write /n_tokens");
-    const std::string text = names.dump();
-    auto type = own(H5Tcopy(H5T_C_S1));
-    if (!type.valid() || H5Tset_size(type.id(), text.size() + 1) < 0)
-        return fail("cannot describe the runs attribute");
-    auto scalar = own(H5Screate(H5S_SCALAR));
-    auto attr = own(H5Acreate2(f, "runs", type.id(), scalar.id(), H5P_DEFAULT, H5P_DEFAULT));
-    if (!attr.valid() || H5Awrite(attr.id(), type.id(), text.c_str()) < 0)
-        return fail("cannot write the runs attribute");
-    return Ok{};
+    const h5::Type int64 = h5::Type::nativeInt64();
+    auto lengthsDataset = h5::Dataset::create(*root, "n_tokens", int64, {lengths.size()});
+    if (!lengthsDataset) return lengthsDataset.error();
+    rc = lengthsDataset->write(int64, lengths.data());
+    if (!rc) return rc;
+    // Variable-length, so a batch of thousands of runs fits: a fixed-length string attribute
+    // must stay under HDF5's 64 KiB object-header message limit.
+    return h5::writeAttribute(*root, "runs", names.dump());
 }
 
-Status write(const std::string& file, const std::string& shown,
-             const std::vector<LossIndexEntry>& runs) {
-    const h5::Location where{shown, ""};
-    h5::Handle f(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), where);
-    if (!f.valid()) return h5::makeError(ErrorKind::Io, where, "cannot create the index file");
-    auto st = fill(f.id(), where, runs);
-    auto closed = f.close();  // flushes: a full disk shows here
+Status write(const std::string& temp, const std::vector<LossIndexEntry>& runs) {
+    auto file = h5::File::create(temp);
+    if (!file) return file.error();
+    auto st = fill(*file, runs);
+    auto closed = file->close();  // flushes: a full disk shows here
     return st ? closed : st;
 }
 
@@ -89,11 +62,7 @@ Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossI
     for (const auto& r : runs)
         if (auto inside = checkIndexSource(folder, r.trace, true); !inside) return inside;
     const std::string temp = partialPath(path).string();
-    Status st = Ok{};
-    {
-        auto lock = h5::lockLibrary();
-        st = write(temp, path.string(), runs);
-    }
+    Status st = write(temp, runs);
     // What a reader would trust: the mappings read back from the file just written.
     if (st) {
         auto back = readLossIndex(temp);
@@ -103,6 +72,10 @@ Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossI
     if (!st) {
         std::error_code ec;
         std::filesystem::remove(temp, ec);
+        // The temporary file is gone: the error names the index the caller asked for.
+        Error error = st.error();
+        if (error.file == temp) error.file = path.string();
+        return error;
     }
     return st;
 }

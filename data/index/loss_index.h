@@ -29,13 +29,17 @@ struct LossIndexEntry {
 /// the paths given, relative to the index's folder: HDF5 resolves relative VDS sources against the
 /// index file's folder, so the folder can move as a whole. The written file is read back with
 /// readLossIndex before it is renamed. Errors: Usage naming the trace when a source is absolute,
-/// climbs out with "..", is missing or resolves outside the folder; Io naming `path` otherwise.
+/// climbs out with "..", is missing or resolves outside the folder; otherwise they name `path`
+/// (never the temporary file, which is removed): Io when HDF5 cannot write it, Internal when it
+/// cannot build what it writes.
 Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossIndexEntry>& runs);
 
 /// Reads an index's rows and checks its virtual dataset: every mapping reads /per_token/loss of
 /// a relative source inside the index's folder, and the sources are, row by row, the traces the
-/// "runs" attribute names. Errors: Format naming `path` and the mapping at fault; Io when absent.
-/// The sources themselves are not opened.
+/// "runs" attribute names. Every error names `path`: Io when the file is absent or unreadable;
+/// Format when it is not HDF5, truncated or corrupt, or a mapping is at fault (the message names
+/// it); Missing naming the object when /per_token_loss, /n_tokens or the "runs" attribute is
+/// absent, Format or Shape when one is malformed. The sources themselves are not opened.
 Result<std::vector<LossIndexEntry>> readLossIndex(const std::filesystem::path& path);
 
 }  // namespace gatescope::data

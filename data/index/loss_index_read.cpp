@@ -2,10 +2,9 @@
 #include <fmt/format.h>
 
 #include "data/common/bounded_json.h"
-#include "data/h5/access.h"
 #include "data/h5/attribute.h"
-#include "data/h5/dataset.h"
 #include "data/h5/file.h"
+#include "data/h5/virtual_dataset.h"
 #include "data/index/loss_index.h"
 #include "data/index/loss_index_paths.h"
 #include "data/trace/trace_schema.h"
@@ -49,33 +48,26 @@ Status readLengths(const h5::Group& root, std::vector<LossIndexEntry>& runs) {
     return Ok{};
 }
 
-// Mapping i of `dcpl` must read all of run `entry` (row `row`) from its /per_token/loss.
-Status checkMapping(hid_t dcpl, size_t i, hsize_t row, const LossIndexEntry& entry,
-                    const h5::Location& where) {
+// Mapping i must read all of run `entry` (row `row`) from its /per_token/loss.
+Status checkMapping(const h5::VirtualMapping& mapping, size_t i, hsize_t row,
+                    const LossIndexEntry& entry, const std::string& file,
+                    const std::string& object) {
     auto bad = [&](const std::string& why) -> Status {
-        return Error{ErrorKind::Format, fmt::format("mapping {}: {}", i, why), where.file,
-                     where.object};
+        return Error{ErrorKind::Format, fmt::format("mapping {}: {}", i, why), file, object};
     };
-    const ssize_t nameLength = H5Pget_virtual_filename(dcpl, i, nullptr, 0);
-    if (nameLength < 0 || nameLength > 4096) return bad("unreadable source file name");
-    std::string stored(static_cast<size_t>(nameLength) + 1, '\0');
-    H5Pget_virtual_filename(dcpl, i, stored.data(), stored.size());
-    stored.resize(static_cast<size_t>(nameLength));
+    const std::string& stored = mapping.sourceFile;
     std::string source;
     if (!unescapeVdsName(stored, source)) return bad("source '" + stored + "' is a name pattern");
     if (auto inside = checkIndexSource(".", source, false); !inside)
         return bad("source '" + source + "': " + inside.error().message);
     if (source != entry.trace.string())
         return bad(fmt::format("reads '{}' where runs names '{}'", source, entry.trace.string()));
-    char dataset[64] = {0};
-    const ssize_t dsLength = H5Pget_virtual_dsetname(dcpl, i, dataset, sizeof dataset);
-    if (dsLength < 0 || std::string(dataset) != schema::kLoss)
-        return bad(fmt::format("reads '{}' instead of {}", dataset, schema::kLoss));
-    h5::Handle space(H5Pget_virtual_vspace(dcpl, i), where);
-    hsize_t start[2] = {0, 0}, end[2] = {0, 0};
-    if (!space.valid() || H5Sget_simple_extent_ndims(space.id()) != 2 ||
-        H5Sget_select_bounds(space.id(), start, end) < 0 || start[0] != row || end[0] != row ||
-        start[1] != 0 || end[1] + 1 != static_cast<hsize_t>(entry.nTokens))
+    if (mapping.sourceDataset != schema::kLoss)
+        return bad(fmt::format("reads '{}' instead of {}", mapping.sourceDataset, schema::kLoss));
+    const h5::Dims& first = mapping.first;
+    const h5::Dims& last = mapping.last;
+    if (mapping.extent.size() != 2 || first[0] != row || last[0] != row || first[1] != 0 ||
+        last[1] + 1 != static_cast<hsize_t>(entry.nTokens))
         return bad(fmt::format("does not fill row {} with {} values", row, entry.nTokens));
     return Ok{};
 }
@@ -83,7 +75,6 @@ Status checkMapping(hid_t dcpl, size_t i, hsize_t row, const LossIndexEntry& ent
 }  // namespace
 
 Result<std::vector<LossIndexEntry>> readLossIndex(const std::filesystem::path& path) {
-    auto lock = h5::lockLibrary();
     const std::string shown = path.string();
     auto file = h5::File::openReadOnly(shown, 0);
     if (!file) return file.error();
@@ -92,33 +83,27 @@ Result<std::vector<LossIndexEntry>> readLossIndex(const std::filesystem::path& p
     auto runs = readRuns(*root, shown);
     if (!runs) return runs.error();
     if (auto rc = readLengths(*root, *runs); !rc) return rc.error();
-    // Dataset::open refuses virtual datasets; this one is opened only to read its mappings.
-    const h5::Location where{shown, "/per_token_loss"};
-    if (auto hard = h5::requireHardLink(root->id(), "per_token_loss", where); !hard)
-        return hard.error();
-    h5::Handle loss(H5Dopen2(root->id(), "per_token_loss", h5::datasetAccess()), where);
-    if (!loss.valid()) return h5::makeError(ErrorKind::Format, where, "cannot open");
-    h5::Handle dcpl(H5Dget_create_plist(loss.id()), where);
-    size_t count = 0;
-    if (!dcpl.valid() || H5Pget_layout(dcpl.id()) != H5D_VIRTUAL ||
-        H5Pget_virtual_count(dcpl.id(), &count) < 0)
-        return h5::makeError(ErrorKind::Format, where, "not a virtual dataset");
+    const std::string object = "/per_token_loss";
+    auto mappings = h5::readVirtualMappings(*root, object.substr(1));
+    if (!mappings) return mappings.error();
     size_t mapping = 0;
     for (size_t row = 0; row < runs->size(); ++row) {
         const LossIndexEntry& entry = (*runs)[row];
         if (entry.nTokens < 0)
             return Error{ErrorKind::Format, "negative length", shown, "/n_tokens"};
         if (entry.nTokens == 0) continue;
-        if (mapping >= count)
+        if (mapping >= mappings->size())
             return Error{ErrorKind::Format,
                          fmt::format("row {} ({}) has no mapping", row, entry.trace.string()),
-                         shown, where.object};
-        if (auto rc = checkMapping(dcpl.id(), mapping++, row, entry, where); !rc) return rc.error();
+                         shown, object};
+        auto rc = checkMapping((*mappings)[mapping], mapping, row, entry, shown, object);
+        if (!rc) return rc.error();
+        ++mapping;
     }
-    if (mapping != count)
+    if (mapping != mappings->size())
         return Error{ErrorKind::Format,
-                     fmt::format("{} mappings for {} runs with tokens", count, mapping), shown,
-                     where.object};
+                     fmt::format("{} mappings for {} runs with tokens", mappings->size(), mapping),
+                     shown, object};
     return std::move(*runs);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "data/common/float16.h"
+#include "data/h5/dataset.h"
 #include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 
@@ -15,8 +16,8 @@ Result<Array> TraceReader::gates(int layer) const {
     const LayerInfo* info = m_summary.layer(layer);
     if (!info) return error(ErrorKind::Missing, fmt::format("no layer {} in this trace", layer));
     std::string path = schema::gatesPath(layer);
-    auto ds =
-        dataset(path, {info->header.nHeads, m_summary.nTokens, info->header.nChannels}, H5T_FLOAT);
+    auto ds = dataset(path, {info->header.nHeads, m_summary.nTokens, info->header.nChannels},
+                      Element::Float);
     if (!ds) return ds.error();
     Array out;
     out.shape = {info->header.nHeads, m_summary.nTokens, info->header.nChannels};
@@ -70,7 +71,7 @@ Result<Array> TraceReader::readRows(const std::string& path, const std::vector<i
     int64_t width = 1;
     {
         auto lock = h5::lockLibrary();
-        auto opened = dataset(path, dims, H5T_FLOAT, allowF16);
+        auto opened = dataset(path, dims, Element::Float, allowF16);
         if (!opened) return opened.error();
         ds = *opened;
         auto type = ds->type();
@@ -137,7 +138,7 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
     int64_t heads = 0;
     {
         auto lock = h5::lockLibrary();
-        auto opened = dataset(path, {-1, side, side}, H5T_FLOAT);
+        auto opened = dataset(path, {-1, side, side}, Element::Float);
         if (!opened) return opened.error();
         ds = *opened;
         auto dims = ds->dims();

@@ -6,6 +6,8 @@
 
 #include <limits>
 
+#include "data/h5/dataset.h"
+#include "data/h5/file.h"
 #include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 
@@ -68,25 +70,28 @@ Status TraceReader::checkStorage(const h5::Dataset& dataset, const std::string& 
 
 Status TraceReader::checkRootDatasets() const {
     auto lock = h5::lockLibrary();
-    auto root = h5::Group::root(m_file);
+    auto root = h5::Group::root(*m_file);
     if (!root) return root.error();
     const int64_t n = m_summary.nTokens;
     struct Table {
         const char* path;
         std::vector<int64_t> dims;
-        H5T_class_t cls;
+        Element element;
     };
-    const Table tables[] = {
-        {schema::kManifest, {}, H5T_STRING},     {schema::kTokenIds, {n}, H5T_INTEGER},
-        {schema::kTokenText, {n}, H5T_STRING},   {schema::kTokenOffsets, {n, 2}, H5T_INTEGER},
-        {schema::kSourceText, {}, H5T_STRING},   {schema::kLoss, {n}, H5T_FLOAT},
-        {schema::kTargetRank, {n}, H5T_INTEGER}, {schema::kEntropy, {n}, H5T_FLOAT}};
+    const Table tables[] = {{schema::kManifest, {}, Element::String},
+                            {schema::kTokenIds, {n}, Element::Integer},
+                            {schema::kTokenText, {n}, Element::String},
+                            {schema::kTokenOffsets, {n, 2}, Element::Integer},
+                            {schema::kSourceText, {}, Element::String},
+                            {schema::kLoss, {n}, Element::Float},
+                            {schema::kTargetRank, {n}, Element::Integer},
+                            {schema::kEntropy, {n}, Element::Float}};
     for (const Table& table : tables) {
         const std::string path = table.path;
         auto present = h5::exists(*root, path.substr(1));
         if (!present) return present.error();
         if (!*present) continue;
-        auto ds = dataset(path, table.dims, table.cls);
+        auto ds = dataset(path, table.dims, table.element);
         if (!ds) return ds.error();
     }
     return Ok{};
@@ -97,7 +102,8 @@ Status TraceReader::checkLayerDatasets(LayerInfo& info) const {
     const LayerHeader& h = info.header;
     const int64_t n = m_summary.nTokens;
     if (info.hasGates) {
-        auto gates = dataset(schema::gatesPath(info.index), {h.nHeads, n, h.nChannels}, H5T_FLOAT);
+        auto gates =
+            dataset(schema::gatesPath(info.index), {h.nHeads, n, h.nChannels}, Element::Float);
         if (!gates) return gates.error();
     }
     for (const FactorInfo& f : info.factors) {
@@ -114,10 +120,10 @@ Status TraceReader::checkLayerDatasets(LayerInfo& info) const {
                             "1..{}; found [{}]",
                             h.nHeads, h.nKvHeads, n, kMaxTraceDim, fmt::join(f.shape, ", ")),
                 path);
-        auto ds = dataset(path, f.shape, H5T_FLOAT, true);
+        auto ds = dataset(path, f.shape, Element::Float, true);
         if (!ds) return ds.error();
     }
-    auto root = h5::Group::root(m_file);
+    auto root = h5::Group::root(*m_file);
     if (!root) return root.error();
     for (PyramidInfo& p : info.pyramids) {
         for (Pool pool : p.pools) {
@@ -127,7 +133,7 @@ Status TraceReader::checkLayerDatasets(LayerInfo& info) const {
                 if (!present) return present.error();
                 if (!*present) continue;  // levels may differ between pools
                 const int64_t side = levelSide(n, level);
-                auto ds = dataset(path, {-1, side, side}, H5T_FLOAT);
+                auto ds = dataset(path, {-1, side, side}, Element::Float);
                 if (!ds) return ds.error();
                 auto dims = (*ds)->dims();
                 if (!dims) return dims.error();

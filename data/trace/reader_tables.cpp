@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "data/common/bounded_json.h"
+#include "data/h5/file.h"
 #include "data/h5/strings.h"
 #include "data/trace/trace_reader.h"
 
@@ -33,10 +34,13 @@ std::string describeDims(const std::vector<int64_t>& dims) {
 
 Result<std::shared_ptr<h5::Dataset>> TraceReader::dataset(const std::string& path,
                                                           const std::vector<int64_t>& dims,
-                                                          H5T_class_t cls, bool allowF16) const {
+                                                          Element element, bool allowF16) const {
     auto lock = h5::lockLibrary();
     if (auto it = m_datasets.find(path); it != m_datasets.end()) return it->second;
-    auto root = h5::Group::root(m_file);
+    const H5T_class_t cls = element == Element::Float     ? H5T_FLOAT
+                            : element == Element::Integer ? H5T_INTEGER
+                                                          : H5T_STRING;
+    auto root = h5::Group::root(*m_file);
     if (!root) return root.error();
     auto opened = h5::Dataset::open(*root, path.substr(1));
     if (!opened) return opened.error();
@@ -68,7 +72,7 @@ Result<std::shared_ptr<h5::Dataset>> TraceReader::dataset(const std::string& pat
 
 Result<nlohmann::json> TraceReader::manifest() const {
     auto lock = h5::lockLibrary();
-    auto ds = dataset(schema::kManifest, {}, H5T_STRING);
+    auto ds = dataset(schema::kManifest, {}, Element::String);
     if (!ds) return ds.error();
     auto text = h5::readScalarString(**ds);
     if (!text) return text.error();
@@ -83,21 +87,21 @@ Result<TokenTable> TraceReader::tokens() const {
     auto lock = h5::lockLibrary();
     int64_t n = m_summary.nTokens;
     TokenTable table;
-    auto ids = dataset(schema::kTokenIds, {n}, H5T_INTEGER);
+    auto ids = dataset(schema::kTokenIds, {n}, Element::Integer);
     if (!ids) return ids.error();
     table.ids.resize(static_cast<size_t>(n));
     if (auto rc = (*ids)->read(h5::Type::nativeInt32(), table.ids.data()); !rc) return rc.error();
-    auto text = dataset(schema::kTokenText, {n}, H5T_STRING);
+    auto text = dataset(schema::kTokenText, {n}, Element::String);
     if (!text) return text.error();
     auto strings = h5::readStrings(**text);
     if (!strings) return strings.error();
     table.text = std::move(*strings);
-    auto offsets = dataset(schema::kTokenOffsets, {n, 2}, H5T_INTEGER);
+    auto offsets = dataset(schema::kTokenOffsets, {n, 2}, Element::Integer);
     if (!offsets) return offsets.error();
     table.byteOffsets.resize(static_cast<size_t>(n));
     auto rc = (*offsets)->read(h5::Type::nativeInt64(), table.byteOffsets.data());
     if (!rc) return rc.error();
-    auto source = dataset(schema::kSourceText, {}, H5T_STRING);
+    auto source = dataset(schema::kSourceText, {}, Element::String);
     if (!source) return source.error();
     auto sourceText = h5::readScalarString(**source);
     if (!sourceText) return sourceText.error();
@@ -112,15 +116,15 @@ Result<PerTokenResults> TraceReader::perToken() const {
     results.loss.resize(static_cast<size_t>(n));
     results.targetRank.resize(static_cast<size_t>(n));
     results.entropy.resize(static_cast<size_t>(n));
-    auto loss = dataset(schema::kLoss, {n}, H5T_FLOAT);
+    auto loss = dataset(schema::kLoss, {n}, Element::Float);
     if (!loss) return loss.error();
     if (auto rc = (*loss)->read(h5::Type::nativeFloat(), results.loss.data()); !rc)
         return rc.error();
-    auto rank = dataset(schema::kTargetRank, {n}, H5T_INTEGER);
+    auto rank = dataset(schema::kTargetRank, {n}, Element::Integer);
     if (!rank) return rank.error();
     if (auto rc = (*rank)->read(h5::Type::nativeInt32(), results.targetRank.data()); !rc)
         return rc.error();
-    auto entropy = dataset(schema::kEntropy, {n}, H5T_FLOAT);
+    auto entropy = dataset(schema::kEntropy, {n}, Element::Float);
     if (!entropy) return entropy.error();
     if (auto rc = (*entropy)->read(h5::Type::nativeFloat(), results.entropy.data()); !rc)
         return rc.error();

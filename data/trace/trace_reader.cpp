@@ -9,6 +9,8 @@
 
 #include "data/common/bounded_json.h"
 #include "data/h5/attribute.h"
+#include "data/h5/dataset.h"
+#include "data/h5/file.h"
 #include "data/trace/trace_limits.h"
 
 namespace gatescope::data {
@@ -55,11 +57,11 @@ const LayerInfo* TraceSummary::layer(int index) const {
 }
 
 TraceReader::TraceReader(h5::File file, ReaderOptions options, uint64_t fileBytes)
-    : m_file(std::move(file)),
+    : m_file(std::make_unique<h5::File>(std::move(file))),
       m_options(options),
       m_fileBytes(fileBytes),
       m_cache(options.chunkCacheBytes) {
-    m_summary.path = m_file.where().file;
+    m_summary.path = m_file->where().file;
 }
 
 TraceReader::~TraceReader() {
@@ -100,7 +102,7 @@ Result<std::shared_ptr<TraceReader>> TraceReader::finishOpen(Result<h5::File> fi
 
 Status TraceReader::readSummary() {
     auto lock = h5::lockLibrary();
-    auto root = h5::Group::root(m_file);
+    auto root = h5::Group::root(*m_file);
     if (!root) return root.error();
     auto name = h5::readStringAttribute(*root, "gatescope_format", 256);
     if (!name) {

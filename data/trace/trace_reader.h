@@ -11,13 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/h5/dataset.h"
-#include "data/h5/file.h"
+#include "data/common/result.h"
 #include "data/trace/block_cache.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_types.h"
 
 namespace gatescope::data {
+
+namespace h5 {  // the HDF5 layer (data/h5), named only by TraceReader's private part
+class Dataset;
+class File;
+class Group;
+}  // namespace h5
 
 struct ReaderOptions {
     /// Bound on decoded blocks kept in memory (tiles and 4096-row slices of factors and gates).
@@ -76,6 +81,9 @@ struct TraceSummary {
 /// inconsistent. String attributes and JSON (extras, /manifest) are read with bounded sizes and
 /// nesting. What validation cannot catch is a corrupt structure that HDF5 1.10 itself mishandles
 /// (docs/trace-format.md, "Untrusted files").
+///
+/// No HDF5 header comes with this one and no HDF5 object reaches callers: the h5 classes above are
+/// only declared, for the private part; the trace is read through the typed calls below.
 class TraceReader {
 public:
     /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated, without a
@@ -114,6 +122,9 @@ public:
     BlockCache::Stats cacheStats() const { return m_cache.stats(); }
 
 private:
+    /// What a dataset's elements must be (checked against its stored datatype class).
+    enum class Element { Float, Integer, String };
+
     TraceReader(h5::File file, ReaderOptions options, uint64_t fileBytes);
     static Result<std::shared_ptr<TraceReader>> finishOpen(Result<h5::File> file,
                                                            ReaderOptions options,
@@ -129,13 +140,13 @@ private:
     /// Opens (once, then cached) the dataset at `path`, checking its shape against `dims` (-1: any)
     /// and its element class; float datasets must be float32 (or float16 when `allowF16`).
     Result<std::shared_ptr<h5::Dataset>> dataset(const std::string& path,
-                                                 const std::vector<int64_t>& dims, H5T_class_t cls,
+                                                 const std::vector<int64_t>& dims, Element element,
                                                  bool allowF16 = false) const;
     Result<Array> readRows(const std::string& path, const std::vector<int64_t>& dims, bool allowF16,
                            int head, int64_t rowBegin, int64_t rowEnd) const;
     Error error(ErrorKind kind, std::string message, std::string object = {}) const;
 
-    h5::File m_file;
+    std::unique_ptr<h5::File> m_file;  ///< never null
     ReaderOptions m_options;
     uint64_t m_fileBytes = 0;  ///< size of the file (or image) opened
     TraceSummary m_summary;

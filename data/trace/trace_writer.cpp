@@ -8,14 +8,19 @@
 
 #include "data/common/atomic_file.h"
 #include "data/h5/attribute.h"
+#include "data/h5/filters.h"
 #include "data/trace/manifest.h"
 #include "data/trace/nexus.h"
+#include "data/trace/writer_state.h"
 
 namespace gatescope::data {
 
 TraceWriter::TraceWriter(std::filesystem::path finalPath, std::filesystem::path tempPath,
                          TraceWriterOptions options)
-    : m_finalPath(std::move(finalPath)), m_tempPath(std::move(tempPath)), m_options(options) {}
+    : m_finalPath(std::move(finalPath)),
+      m_tempPath(std::move(tempPath)),
+      m_options(options),
+      m_storage(std::make_unique<Storage>()) {}
 
 Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::filesystem::path& finalPath,
                                                          TraceWriterOptions options) {
@@ -32,16 +37,17 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::filesystem::
     std::unique_ptr<TraceWriter> writer(new TraceWriter(finalPath, temp, options));
     auto file = h5::File::create(temp.string());
     if (!file) return file.error();
-    writer->m_file = std::move(*file);
-    auto root = h5::Group::root(writer->m_file);
+    Storage& storage = *writer->m_storage;
+    storage.file = std::move(*file);
+    auto root = h5::Group::root(storage.file);
     if (!root) return writer->fail(root.error());
-    writer->m_root = std::move(*root);
-    auto rc = h5::writeAttribute(writer->m_root, "gatescope_format", kFormatName);
-    if (rc) rc = h5::writeAttribute(writer->m_root, "format_version", int64_t{kFormatVersion});
-    if (rc) rc = h5::writeAttribute(writer->m_root, "compression", toString(options.compression));
-    if (rc) rc = h5::writeAttribute(writer->m_root, "default", std::string_view("per_token"));
+    storage.root = std::move(*root);
+    auto rc = h5::writeAttribute(storage.root, "gatescope_format", kFormatName);
+    if (rc) rc = h5::writeAttribute(storage.root, "format_version", int64_t{kFormatVersion});
+    if (rc) rc = h5::writeAttribute(storage.root, "compression", toString(options.compression));
+    if (rc) rc = h5::writeAttribute(storage.root, "default", std::string_view("per_token"));
     if (!rc) return writer->fail(rc.error());
-    auto layers = h5::Group::create(writer->m_root, "layers");
+    auto layers = h5::Group::create(storage.root, "layers");
     if (!layers) return writer->fail(layers.error());
     return writer;
 }
@@ -74,10 +80,11 @@ void TraceWriter::abandon() {
     auto lock = h5::lockLibrary();
     // Detached first, so that closing the datasets and the file flushes into memory: a close
     // that fails (disk full) would leave the file open in HDF5.
-    if (m_file.valid()) (void)m_file.detachFromDisk();
-    m_layers.clear();
-    m_root = h5::Group();
-    if (m_file.valid()) (void)m_file.close();  // still best effort, see lockLibrary()
+    h5::File& file = m_storage->file;
+    if (file.valid()) (void)file.detachFromDisk();
+    m_storage->layers.clear();
+    m_storage->root = h5::Group();
+    if (file.valid()) (void)file.close();  // still best effort, see lockLibrary()
     std::error_code ec;
     std::filesystem::remove(m_tempPath, ec);
 }
@@ -88,18 +95,18 @@ Status TraceWriter::writeManifest(const nlohmann::json& manifest) {
     if (auto rc = validateManifest(manifest, m_tempPath.string()); !rc) return rc;
     std::string text = manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     if (m_hasManifest) {
-        if (H5Ldelete(m_root.id(), "manifest", H5P_DEFAULT) < 0)
-            return fail(h5::makeError(ErrorKind::Io, {m_tempPath.string(), "/manifest"},
-                                      "cannot replace the manifest"));
+        if (auto removed = h5::removeLink(m_storage->root, "manifest"); !removed)
+            return fail(removed.error());
     }
     h5::Type type = h5::Type::utf8String();
-    auto dataset = h5::Dataset::createScalar(m_root, "manifest", type);
+    auto dataset = h5::Dataset::createScalar(m_storage->root, "manifest", type);
     if (!dataset) return fail(dataset.error());
     const char* pointer = text.c_str();
     auto rc = dataset->write(type, &pointer);
     if (rc) rc = nexus::describe(*dataset, "provenance manifest (JSON)");
     if (rc)
-        rc = h5::writeAttribute(m_root, "model_type", manifest.at("model_type").get<std::string>());
+        rc = h5::writeAttribute(m_storage->root, "model_type",
+                                manifest.at("model_type").get<std::string>());
     if (!rc) return fail(rc.error());
     m_hasManifest = true;
     return Ok{};
@@ -113,12 +120,13 @@ Status TraceWriter::commit() {
     if (m_nTokens == 0) missing += " tokens";
     if (!m_hasPerToken) missing += " per_token";
     if (!missing.empty()) return usage("cannot commit an incomplete trace; missing:" + missing);
-    auto rc = h5::writeAttribute(m_root, "n_layers", static_cast<int64_t>(m_layers.size()));
+    auto rc = h5::writeAttribute(m_storage->root, "n_layers",
+                                 static_cast<int64_t>(m_storage->layers.size()));
     if (!rc) return fail(rc.error());
-    m_layers.clear();
-    m_root = h5::Group();
-    rc = m_file.flush();
-    if (rc) rc = m_file.close();
+    m_storage->layers.clear();
+    m_storage->root = h5::Group();
+    rc = m_storage->file.flush();
+    if (rc) rc = m_storage->file.close();
     if (rc) rc = commitFile(m_tempPath, m_finalPath);
     if (!rc) return fail(rc.error());
     m_committed = true;

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,13 +13,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/h5/chunk_codec.h"
-#include "data/h5/dataset.h"
-#include "data/h5/file.h"
+#include "data/common/compression.h"
+#include "data/common/result.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_types.h"
 
 namespace gatescope::data {
+
+namespace h5 {  // the HDF5 layer (data/h5), named only by TraceWriter's private part
+class Dataset;
+class Group;
+class Object;
+struct ChunkEncoding;
+}  // namespace h5
 
 struct TraceWriterOptions {
     /// Deflate (default) opens in stock h5py; zstd and lz4 need hdf5plugin there. See
@@ -52,6 +58,10 @@ struct TraceWriterOptions {
 /// factor and gate heads and of pyramid levels are compressed outside HDF5, without that lock, on
 /// up to `encodeThreads` threads, and stored whole (H5Dwrite_chunk): byte for byte what HDF5's
 /// own filter pipeline would store (data/h5/chunk_codec.h).
+///
+/// No HDF5 header comes with this one and no HDF5 object reaches callers: the h5 classes above are
+/// only declared, for the private part; the open file, its groups and datasets are kept in
+/// data/trace/writer_state.h, which only the writer's own sources include.
 class TraceWriter {
 public:
     static Result<std::unique_ptr<TraceWriter>> create(const std::filesystem::path& finalPath,
@@ -108,23 +118,11 @@ public:
     int64_t nTokens() const { return m_nTokens; }
 
 private:
-    struct ArrayState {
-        h5::Dataset dataset;
-        std::vector<int64_t> shape;
-        bool f16 = false;
-    };
-    struct PyramidState {
-        PyramidLevels levels;
-        int heads = 0;
-        std::map<std::pair<Pool, int>, h5::Dataset> datasets;
-    };
-    struct LayerState {
-        LayerHeader header;
-        h5::Group group;
-        std::unique_ptr<ArrayState> gates;
-        std::map<std::string, ArrayState, std::less<>> factors;
-        std::map<std::string, PyramidState, std::less<>> pyramids;
-    };
+    // Defined in writer_state.h.
+    struct ArrayState;
+    struct PyramidState;
+    struct LayerState;
+    struct Storage;
 
     TraceWriter(std::filesystem::path finalPath, std::filesystem::path tempPath,
                 TraceWriterOptions options);
@@ -145,14 +143,12 @@ private:
     std::filesystem::path m_finalPath;
     std::filesystem::path m_tempPath;
     TraceWriterOptions m_options;
-    h5::File m_file;
-    h5::Group m_root;
+    std::unique_ptr<Storage> m_storage;  ///< never null; its file is open until commit or failure
     int64_t m_nTokens = 0;
     bool m_hasManifest = false;
     bool m_hasPerToken = false;
     bool m_committed = false;
     std::optional<Error> m_failure;
-    std::map<int, LayerState> m_layers;
 };
 
 }  // namespace gatescope::data

@@ -4,6 +4,7 @@
 
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
+#include "data/trace/writer_state.h"
 
 namespace gatescope::data {
 

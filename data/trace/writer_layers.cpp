@@ -10,12 +10,13 @@
 #include "data/h5/chunk_writer.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
+#include "data/trace/writer_state.h"
 
 namespace gatescope::data {
 
 Result<TraceWriter::LayerState*> TraceWriter::layerState(int layer) {
-    auto it = m_layers.find(layer);
-    if (it == m_layers.end())
+    auto it = m_storage->layers.find(layer);
+    if (it == m_storage->layers.end())
         return usage(fmt::format("layer {} is not declared; call writeLayer first", layer),
                      schema::layerPath(std::clamp(layer, 0, kMaxLayers - 1)));
     return &it->second;
@@ -83,7 +84,7 @@ Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
     if (layer < 0 || layer >= kMaxLayers)
         return usage(fmt::format("layer index {} is outside 0..{}", layer, kMaxLayers - 1));
     std::string path = schema::layerPath(layer);
-    if (m_layers.count(layer)) return usage("layer is already written", path);
+    if (m_storage->layers.count(layer)) return usage("layer is already written", path);
     if (header.nHeads < 1 || header.nKvHeads < 1 || header.headDim < 1 || header.valueDim < 0 ||
         header.nChannels < 1)
         return usage(fmt::format("bad layer header: n_heads {}, n_kv_heads {}, head_dim {}, "
@@ -93,7 +94,7 @@ Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
                      path);
     if (header.scoreKind.empty() || !(header.extras.is_object() || header.extras.is_null()))
         return usage("bad layer header: score_kind must be set and extras a JSON object", path);
-    auto layers = h5::Group::open(m_root, "layers");
+    auto layers = h5::Group::open(m_storage->root, "layers");
     if (!layers) return fail(layers.error());
     auto group = h5::Group::create(*layers, schema::layerName(layer));
     if (!group) return fail(group.error());
@@ -113,7 +114,7 @@ Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
     state.header = header;
     if (state.header.extras.is_null()) state.header.extras = nlohmann::json::object();
     state.group = std::move(*group);
-    m_layers.emplace(layer, std::move(state));
+    m_storage->layers.emplace(layer, std::move(state));
     return Ok{};
 }
 

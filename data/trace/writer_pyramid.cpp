@@ -8,6 +8,7 @@
 #include "data/h5/chunk_writer.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
+#include "data/trace/writer_state.h"
 
 namespace gatescope::data {
 

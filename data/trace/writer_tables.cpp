@@ -7,6 +7,7 @@
 #include "data/h5/attribute.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
+#include "data/trace/writer_state.h"
 
 namespace gatescope::data {
 namespace {
@@ -52,7 +53,7 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
                                      i, start, end, textSize),
                          schema::kTokenOffsets);
     }
-    auto group = h5::Group::create(m_root, "tokens");
+    auto group = h5::Group::create(m_storage->root, "tokens");
     if (!group) return fail(group.error());
     auto n64 = static_cast<hsize_t>(n);
     h5::Type int32 = h5::Type::nativeInt32();
@@ -83,7 +84,7 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
     if (rc) rc = nexus::describe(*ids, "token id");
     if (rc) rc = nexus::describe(*offsets, "byte range [start, end) in source_text");
     if (rc) rc = nexus::describe(*text, "decoded token text");
-    if (rc) rc = h5::writeAttribute(m_root, "n_tokens", n);
+    if (rc) rc = h5::writeAttribute(m_storage->root, "n_tokens", n);
     if (!rc) return fail(rc.error());
     m_nTokens = n;
     return Ok{};
@@ -102,7 +103,7 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
                         "{}, {})",
                         n, results.loss.size(), results.targetRank.size(), results.entropy.size()),
             m_tempPath.string(), "/per_token"};
-    auto group = h5::Group::create(m_root, "per_token");
+    auto group = h5::Group::create(m_storage->root, "per_token");
     if (!group) return fail(group.error());
     h5::Dims dims{static_cast<hsize_t>(n)};
     h5::Type f32 = h5::Type::nativeFloat();

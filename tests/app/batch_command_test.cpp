@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <hdf5.h>
 #include <nlohmann/json.hpp>
 
 #include "batch_test_recipe.h"
 #include "cli_runner.h"
 #include "data/trace/trace_reader.h"
+#include "tests/data/raw_reads.h"
 
 namespace gatescope {
 namespace {
@@ -50,23 +50,15 @@ TEST(BatchCommand, RunsEveryEntryAndFailsOnlyTheBadOne) {
         EXPECT_TRUE(std::filesystem::exists(tmp / "out" / f)) << f;
 
     // The index's row r is run r's per-token loss, through the virtual dataset.
-    const hid_t file = H5Fopen((tmp / "out" / "index.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    ASSERT_GE(file, 0);
-    const hid_t dset = H5Dopen2(file, "per_token_loss", H5P_DEFAULT);
-    const hid_t space = H5Dget_space(dset);
-    hsize_t dims[2];
-    H5Sget_simple_extent_dims(space, dims, nullptr);
-    EXPECT_EQ(dims[0], 8u);
-    std::vector<float> all(dims[0] * dims[1]);
-    EXPECT_GE(H5Dread(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()), 0);
-    H5Sclose(space), H5Dclose(dset), H5Fclose(file);
-    int row = 0;
+    const auto all = test::readFloatMatrix(tmp / "out" / "index.h5", "per_token_loss");
+    ASSERT_EQ(all.rows, 8u);
+    size_t row = 0;
     for (const auto& s : rows) {
         if (s["state"] != "done") continue;
         auto reader = data::TraceReader::open(tmp / "out" / s["trace"].get<std::string>()).value();
         const auto loss = reader->perToken().value().loss;
         for (std::size_t i = 0; i + 1 < loss.size(); ++i)
-            ASSERT_FLOAT_EQ(all[row * dims[1] + i], loss[i]) << s["run"];
+            ASSERT_FLOAT_EQ(all.at(row, i), loss[i]) << s["run"];
         ++row;
     }
 }

@@ -7,6 +7,7 @@
 
 #include "data/index/loss_index.h"
 #include "tests/data/hostile_edits.h"
+#include "tests/data/raw_reads.h"
 #include "trace_test_util.h"
 
 namespace gatescope::data {
@@ -40,19 +41,13 @@ TEST_F(LossIndex, WrittenIndexReadsBack) {
     // HDF5 itself reads the right files through the mappings ('%' taken literally).
     const auto a = testing::makeSample(40, 5).perToken.loss;
     const auto b = testing::makeSample(40, 6).perToken.loss;
-    auto lock = h5::lockLibrary();
-    hid_t file = H5Fopen((dir / "index.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    ASSERT_GE(file, 0);
-    hid_t loss = H5Dopen2(file, "per_token_loss", H5P_DEFAULT);
-    ASSERT_GE(loss, 0);
-    std::vector<float> values(3 * 40, 0.0f);
-    EXPECT_GE(H5Dread(loss, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
-    H5Dclose(loss);
-    H5Fclose(file);
+    const auto values = test::readFloatMatrix(dir / "index.h5", "per_token_loss");
+    ASSERT_EQ(values.rows, 3u);
+    ASSERT_EQ(values.cols, 40u);
     ASSERT_NE(a[3], b[3]);
-    EXPECT_EQ(values[2 * 40 + 3], b[3]);
-    EXPECT_EQ(values[0 * 40 + 7], a[7]);
-    EXPECT_TRUE(std::isnan(values[1 * 40 + 7]));  // the run without tokens: fill value
+    EXPECT_EQ(values.at(2, 3), b[3]);
+    EXPECT_EQ(values.at(0, 7), a[7]);
+    EXPECT_TRUE(std::isnan(values.at(1, 7)));  // the run without tokens: fill value
 }
 
 TEST_F(LossIndex, SourcesOutsideTheFolderAreRefused) {

@@ -1,0 +1,50 @@
+// The HDF5 objects behind one TraceWriter: its file, root group, and per layer the group and the
+// datasets declared so far. Internal to the writer's sources (trace_writer.cpp, writer_*.cpp), so
+// that trace_writer.h names no HDF5 type. Every member is used under the library lock.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/h5/dataset.h"
+#include "data/h5/file.h"
+#include "data/trace/trace_writer.h"
+
+namespace gatescope::data {
+
+/// A declared gates or factor array [H, N, ...], written head by head.
+struct TraceWriter::ArrayState {
+    h5::Dataset dataset;
+    std::vector<int64_t> shape;
+    bool f16 = false;
+};
+
+/// A created pyramid: one dataset per (pool, level).
+struct TraceWriter::PyramidState {
+    PyramidLevels levels;
+    int heads = 0;
+    std::map<std::pair<Pool, int>, h5::Dataset> datasets;
+};
+
+/// A written layer: /layers/<l> and what has been declared under it.
+struct TraceWriter::LayerState {
+    LayerHeader header;
+    h5::Group group;
+    std::unique_ptr<ArrayState> gates;
+    std::map<std::string, ArrayState, std::less<>> factors;
+    std::map<std::string, PyramidState, std::less<>> pyramids;
+};
+
+/// The open temporary file. Empty (no file) before create() opens it and after commit() or a
+/// failure closes it.
+struct TraceWriter::Storage {
+    h5::File file;
+    h5::Group root;
+    std::map<int, LayerState> layers;
+};
+
+}  // namespace gatescope::data
