@@ -2,14 +2,16 @@
 # the LibTorch-free parsers of core/ and data/common: building all of gatescope_core with clang and
 # sanitizers would take far longer and fuzz nothing more.
 set(_inputs_sources
-    data/common/bounded_json.cpp data/common/input_file.cpp
+    data/common/bounded_json.cpp data/common/input_file.cpp data/common/utf8.cpp
+    data/common/compression.cpp
     core/checkpoint/checkpoint.cpp core/checkpoint/dtype.cpp core/checkpoint/safetensors_file.cpp
     core/checkpoint/safetensors_header.cpp core/checkpoint/sha256.cpp
+    core/checkpoint/sha256_hardware.cpp
     core/checkpoint/tensor_convert.cpp core/checkpoint/weight_discovery.cpp
     core/input/input.cpp core/input/id_sources.cpp core/input/npy_header.cpp
-    core/input/npy_reader.cpp
+    core/input/npy_reader.cpp core/input/list_syntax.cpp
     core/batch/batch_recipe.cpp core/batch/recipe_toml.cpp core/batch/toml_prescan.cpp
-    core/batch/output_paths.cpp
+    core/batch/output_paths.cpp core/batch/recipe_figures.cpp kernels/cpu/tile_source.cpp
     core/trace/thread_limit.cpp core/trace/memory_budget.cpp
     engine/nn/config_reader.cpp
     engine/models/fox/fox_config.cpp engine/models/gatedfwa/gatedfwa_config.cpp

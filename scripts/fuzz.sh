@@ -34,5 +34,5 @@ options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit
 # returns null, as glibc's malloc does in the release build, where HDF5 then reports "memory
 # allocation failed" and gatescope an error naming the file; -malloc_limit_mb still stops on any
 # single allocation over 1 GiB that succeeds.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:allocator_may_return_null=1
 exec nice "build/fuzz/fuzz/${target}_fuzz" "${options[@]}" "$@" "$work" "fuzz/corpus/$target"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The fuzzing that the test command (scripts/test.sh, hence CI) runs: every libFuzzer target of
+# fuzz/, built with the `fuzz` preset (clang, ASan + UBSan), for a fixed number of executions from
+# a fixed seed, starting from the committed seed corpus and regressions only. Exits non-zero on the
+# first crash, hang (-timeout) or memory overrun, with the input in build/fuzz/ci-artifacts/TARGET/
+# (replay: build/fuzz/fuzz/TARGET_fuzz FILE); every such input is a bug to fix, then a regression
+# input under fuzz/regressions/TARGET/. A fixed seed makes the parsers' runs repeat exactly; the
+# trace reader's may not (HDF5 keeps caches and free lists across inputs, so coverage, and with
+# it what libFuzzer keeps, depends on what ran before). Open-ended fuzzing to find new
+# inputs is scripts/fuzz.sh. Runs per target: docs/fuzzing.md ("In CI").
+#
+#   scripts/fuzz-ci.sh [SCALE]     SCALE multiplies every target's runs (default 1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scale=${1:-1}
+
+# Runs per target: about 15 s each on one core of the 2-core development machine.
+declare -A runs=(
+    [safetensors_header]=400000 [config]=300000 [tokenizer]=60000 [npy]=2000000
+    [recipe_json]=40000 [recipe_toml]=40000 [trace_reader]=10000
+)
+# A variable-length string attribute whose stored length is forged (up to 4 GiB) makes HDF5 1.10
+# allocate that much while it converts the value, before gatescope sees a byte of it (open in
+# docs/fuzzing.md): the trace reader runs with room for it instead of stopping at 1 GiB.
+declare -A memory=([trace_reader]="-malloc_limit_mb=4200 -rss_limit_mb=6144")
+targets=(safetensors_header config tokenizer npy recipe_json recipe_toml trace_reader)
+
+if ! command -v clang++ >/dev/null; then
+    echo "fuzz-ci: clang++ is missing (scripts/setup.sh installs clang and libclang-rt-14-dev)" >&2
+    exit 1
+fi
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}"
+
+# HDF5 1.10 leaks a few KiB on its error paths (docs/fuzzing.md), so leak detection is off; an
+# allocation ASan cannot serve returns null as glibc's does (scripts/fuzz.sh says why).
+export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:quarantine_size_mb=64
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+start=$SECONDS
+for target in "${targets[@]}"; do
+    work=build/fuzz/ci-corpus/$target artifacts=build/fuzz/ci-artifacts/$target
+    rm -rf "$work" "$artifacts"
+    mkdir -p "$work" "$artifacts"
+    inputs=("fuzz/corpus/$target")
+    [[ -d fuzz/regressions/$target ]] && inputs+=("fuzz/regressions/$target")
+    largest=$(find "${inputs[@]}" -type f -printf '%s\n' | sort -n | tail -n 1)
+    limits=${memory[$target]:--malloc_limit_mb=1024 -rss_limit_mb=2048}
+    # shellcheck disable=SC2206
+    options=(-seed=1 -runs=$((runs[$target] * scale)) -timeout=10 $limits -max_len=$((${largest:-0} > 65536 ? ${largest:-0} : 65536))
+        -detect_leaks=0 -artifact_prefix="$artifacts/" -print_final_stats=1)
+    [[ -f fuzz/$target.dict ]] && options+=(-dict="fuzz/$target.dict")
+    log=build/fuzz/ci-artifacts/$target.log
+    t0=$SECONDS
+    if ! "build/fuzz/fuzz/${target}_fuzz" "${options[@]}" "$work" "${inputs[@]}" >"$log" 2>&1; then
+        echo "fuzz-ci: $target FAILED; input and log in $artifacts/, $log:" >&2
+        grep -E -A25 '^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout' "$log" | head -60 >&2
+        exit 1
+    fi
+    executed=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz-ci: $target: ${executed:-?} executions, no crash ($((SECONDS - t0)) s)"
+done
+echo "fuzz-ci: all ${#targets[@]} targets clean in $((SECONDS - start)) s"
