@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "data/common/atomic_file.h"
+#include "data/common/utf8.h"
 #include "data/h5/attribute.h"
 #include "data/h5/file.h"
 #include "data/h5/virtual_dataset.h"
@@ -59,8 +61,18 @@ Status write(const std::string& temp, const std::vector<LossIndexEntry>& runs) {
 Status writeLossIndex(const std::filesystem::path& path, const std::vector<LossIndexEntry>& runs) {
     const auto folder =
         path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-    for (const auto& r : runs)
+    for (const auto& r : runs) {
         if (auto inside = checkIndexSource(folder, r.trace, true); !inside) return inside;
+        // The mappings are stored as JSON text, which holds only UTF-8.
+        for (const std::string& text : {r.run, r.trace.string()})
+            if (auto at = firstInvalidUtf8(text))
+                return Error{ErrorKind::Usage,
+                             fmt::format("the loss index cannot name this run: byte {} of \"{}\" "
+                                         "is not valid UTF-8",
+                                         *at, escapeInvalidUtf8(text)),
+                             r.trace.string(),
+                             {}};
+    }
     const std::string temp = partialPath(path).string();
     Status st = write(temp, runs);
     // What a reader would trust: the mappings read back from the file just written.

@@ -63,6 +63,20 @@ TEST_F(LossIndex, SourcesOutsideTheFolderAreRefused) {
     }
 }
 
+// Linux file names are bytes; the index stores its mappings as JSON text, which holds UTF-8 only.
+TEST_F(LossIndex, ANameThatIsNotUtf8IsAnErrorNotAnException) {
+    const fs::path latin1 = fs::path("traces") / "caf\xE9.h5";
+    fs::copy_file(dir / "traces" / "a.h5", dir / latin1);
+    auto st = writeLossIndex(dir / "index.h5", {{"r", latin1, 40}});
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().kind, ErrorKind::Usage);
+    EXPECT_NE(st.error().message.find("caf\\xE9.h5"), std::string::npos) << st.error().describe();
+    st = writeLossIndex(dir / "index.h5", {{"r\xC3", "traces/a.h5", 40}});
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.error().message.find("r\\xC3"), std::string::npos) << st.error().describe();
+    EXPECT_FALSE(fs::exists(dir / "index.h5"));
+}
+
 TEST_F(LossIndex, AForgedMappingIsRefusedOnRead) {
     ASSERT_TRUE(writeLossIndex(dir / "index.h5", runs));
     // Point the whole dataset at another file: an absolute path outside the folder.
