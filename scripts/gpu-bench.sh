@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine: benchmarks, all numbers of one table measured in the same run.
-#   kernels: bench/gpu/compare_sdpa.py times gatescope's forward beside PyTorch SDPA (Flash) and
-#            FlexAttention (FoX score_mod), plus tile recompute and pyramid timings (standalone
-#            kernels build, tests/cuda/CMakeLists.txt).
+#   kernels: bench/gpu/compare_sdpa.py times gatescope's forward beside PyTorch SDPA (FA2 and
+#            cuDNN), FlexAttention (FoX score_mod) and, when a copy of the FoX authors' Triton
+#            kernel is carried in .anchors/ (git-ignored; cp ../shared/anchors/fox_official_attention.py
+#            .anchors/), that kernel; plus tile recompute and pyramid timings (standalone kernels
+#            build, tests/cuda/CMakeLists.txt).
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens
 #            (tests/engine/gpu_trace_bench_test.cpp, in the headless build of scripts/gpu-test.sh).
@@ -26,8 +28,10 @@ if [[ $what == kernels || $what == all ]]; then
     fi
     ninja -C "$kbuild" cuda_attention_bench >"$logs/bench-build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$logs/bench-build.log" | head -60; exit 1; }
     echo "== $(date -u +%FT%TZ) bench/gpu/compare_sdpa.py --max-n $maxn"
+    fox_op=()
+    [[ -f .anchors/fox_official_attention.py ]] && fox_op=(--fox-op .anchors)
     PYTHONUNBUFFERED=1 python3 bench/gpu/compare_sdpa.py --bench "$kbuild/cuda_attention_bench" \
-        --max-n "$maxn" --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
+        "${fox_op[@]}" --max-n "$maxn" --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
 fi
 if [[ $what == trace || $what == all ]]; then
     core=$build/tests/engine_tests

@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
-"""Side-by-side forward throughput on one GPU, in one run:
+"""Side-by-side forward throughput on one GPU, in one run, against the strongest anchors:
 
-  gatescope's CUDA forward (bench binary cuda_attention_bench, JSON lines on stdout),
-  PyTorch scaled_dot_product_attention with the Flash backend (no gate, causal),
-  PyTorch FlexAttention with the FoX bias c_i - c_j as a score_mod (causal block mask).
+  gatescope's CUDA forward (bench binary cuda_attention_bench, JSON lines on stdout);
+  without a gate: PyTorch scaled_dot_product_attention with its FLASH backend (FlashAttention-2)
+    and its CUDNN backend (cuDNN fused attention, the fastest ungated kernel PyTorch offers on
+    an H100); the bar is the better of the two;
+  with the FoX gate: FlexAttention with the FoX bias c_i - c_j as a score_mod (causal block
+    mask), and the FoX authors' own Triton kernel (forgetting_attention) when --fox-op names the
+    folder holding a copy of it (../shared/anchors; never committed to this project); the bar is
+    the better of the two. The FoX forward is also set against the ungated cuDNN forward: a gate
+    that is nearly free reaches 0.9x of it.
 
 Shapes follow the FlashAttention papers: bf16, causal, B*N = 16k tokens (B = 1 from N = 16k up),
 H*d = 2048. FLOPs = 4 B H N^2 d / 2. Times are medians of triton.testing.do_bench (CUDA events).
-Inputs are random normal (never zeros). Usage:
-  compare_sdpa.py --bench build/gpu/bench/cuda_attention_bench [--max-n 65536] [--json out.json]
+Inputs are random normal (never zeros); log forget gates are logsigmoid(1.5 z + 2). An anchor
+that cannot run (no cuDNN attention on this GPU, no Triton kernel given) shows "-" and says why.
+Usage:
+  compare_sdpa.py --bench BUILD/cuda_attention_bench [--fox-op DIR] [--max-n 65536] [--json F]
 """
 import argparse
 import json
+import math
 import subprocess
 import sys
 
@@ -23,6 +32,7 @@ from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 
 def median_ms(fn):
+    fn()  # first call outside the timing: compilation, autotuning, workspace allocation
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
@@ -30,90 +40,142 @@ def causal(b, h, q_idx, kv_idx):
     return q_idx >= kv_idx
 
 
+def run_ours(bench, max_n):
+    proc = subprocess.run([bench, "--max-n", str(max_n)], capture_output=True, text=True)
+    sys.stderr.write(proc.stderr)
+    if proc.returncode != 0:
+        sys.exit(f"bench failed: {proc.returncode}")
+    ours, extra, device = {}, [], None
+    for line in proc.stdout.splitlines():
+        rec = json.loads(line)
+        if "device" in rec:
+            device = rec["device"]
+        elif rec["kernel"].startswith("gatescope_"):
+            ours[(rec["kernel"], rec["d"], rec["n"])] = rec["tflops"]
+        else:
+            extra.append(rec)
+    return ours, extra, device
+
+
+def load_fox_triton(folder):
+    if not folder:
+        print("FoX Triton: not measured (no --fox-op folder)")
+        return None
+    sys.path.insert(0, folder)
+    try:
+        from fox_official_attention import forgetting_attention
+    except Exception as error:  # an anchor that cannot load is reported, not fatal
+        print(f"FoX Triton: cannot load from {folder}: {error}")
+        return None
+    return forgetting_attention
+
+
+def sdpa_tflops(backend, q, k, v, flops, failures):
+    try:
+        with sdpa_kernel(backend):
+            ms = median_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+        return flops / ms / 1e9
+    except RuntimeError as error:
+        failures.add(f"{backend.name}: {str(error).splitlines()[0][:160]}")
+        return None
+
+
+def measure(d, n, flex, flex_ns, fox_triton, ours, failures):
+    h, b = 2048 // d, max(1, 16384 // n)
+    flops = 4.0 * b * h * n * n * d / 2.0
+    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    row = {"d": d, "n": n, "batch": b, "heads": h,
+           "ours": ours.get(("gatescope_transformer", d, n)),
+           "ours_fox": ours.get(("gatescope_fox", d, n)),
+           "sdpa_flash": sdpa_tflops(SDPBackend.FLASH_ATTENTION, q, k, v, flops, failures),
+           "sdpa_cudnn": sdpa_tflops(SDPBackend.CUDNN_ATTENTION, q, k, v, flops, failures),
+           "flex_fox": None, "fox_triton": None}
+    log_f = F.logsigmoid(torch.randn(b, h, n, device="cuda") * 1.5 + 2.0)
+    if fox_triton is not None:
+        try:
+            ms = median_ms(lambda: fox_triton(q, k, v, log_f, head_first=True))
+            row["fox_triton"] = flops / ms / 1e9
+        except Exception as error:
+            failures.add(f"FoX Triton: {str(error).splitlines()[0][:160]}")
+    if n in flex_ns:
+        c = torch.cumsum(log_f, dim=-1)
+
+        def fox_bias(score, bi, hi, qi, ki):
+            return score + c[bi, hi, qi] - c[bi, hi, ki]
+
+        mask = create_block_mask(causal, B=None, H=None, Q_LEN=n, KV_LEN=n)
+        ms = median_ms(lambda: flex(q, k, v, score_mod=fox_bias, block_mask=mask))
+        row["flex_fox"] = flops / ms / 1e9
+    del q, k, v
+    torch.cuda.empty_cache()
+    return row
+
+
+def best(*values):
+    present = [x for x in values if x]
+    return max(present) if present else None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+def print_table(rows):
+    def fmt(x):
+        return "-" if x is None else f"{x:.0f}"
+    print("| d | N | ours | SDPA FA2 | SDPA cuDNN | ours / best | ours FoX | Flex FoX | FoX Triton "
+          "| ours FoX / best FoX | ours FoX / cuDNN |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        bar = best(r["sdpa_flash"], r["sdpa_cudnn"])
+        bar_fox = best(r["flex_fox"], r["fox_triton"])
+        print(f"| {r['d']} | {r['n']} | {fmt(r['ours'])} | {fmt(r['sdpa_flash'])} | "
+              f"{fmt(r['sdpa_cudnn'])} | {ratio(r['ours'], bar)} | {fmt(r['ours_fox'])} | "
+              f"{fmt(r['flex_fox'])} | {fmt(r['fox_triton'])} | {ratio(r['ours_fox'], bar_fox)} | "
+              f"{ratio(r['ours_fox'], r['sdpa_cudnn'])} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", required=True, help="path of cuda_attention_bench")
+    ap.add_argument("--fox-op", default=None,
+                    help="folder holding fox_official_attention.py (the FoX authors' Triton kernel)")
     ap.add_argument("--max-n", type=int, default=65536)
     ap.add_argument("--flex-n", default="1024,4096,16384,65536",
                     help="sequence lengths for FlexAttention (each shape compiles once)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
 
-    ours = {}
-    info = {"torch": torch.__version__, "device": torch.cuda.get_device_name()}
-    proc = subprocess.run([args.bench, "--max-n", str(args.max_n)], capture_output=True, text=True)
-    sys.stderr.write(proc.stderr)
-    if proc.returncode != 0:
-        sys.exit(f"bench failed: {proc.returncode}")
-    extra = []
-    for line in proc.stdout.splitlines():
-        rec = json.loads(line)
-        if "device" in rec:
-            info["bench_device"] = rec["device"]
-        elif rec["kernel"].startswith("gatescope_"):
-            ours[(rec["kernel"], rec["d"], rec["n"])] = rec
-        else:
-            extra.append(rec)
-
+    ours, extra, bench_device = run_ours(args.bench, args.max_n)
+    info = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+            "cudnn": torch.backends.cudnn.version(), "bench_device": bench_device}
+    fox_triton = load_fox_triton(args.fox_op)
     torch._dynamo.config.cache_size_limit = 64
     flex = torch.compile(flex_attention, dynamic=False)
     flex_ns = {int(x) for x in args.flex_n.split(",") if x}
-    rows = []
+    rows, failures = [], set()
     torch.manual_seed(0)
     for d in (64, 128):
         n = 1024
         while n <= args.max_n:
-            h = 2048 // d
-            b = max(1, 16384 // n)
-            flops = 4.0 * b * h * n * n * d / 2.0
-            q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16)
-                       for _ in range(3))
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                sdpa_ms = median_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
-            flex_ms = None
-            if n in flex_ns:
-                c = torch.cumsum(F.logsigmoid(torch.randn(b, h, n, device="cuda") * 1.5 + 2.0),
-                                 dim=-1)
-
-                def fox_bias(score, bi, hi, qi, ki):
-                    return score + c[bi, hi, qi] - c[bi, hi, ki]
-
-                mask = create_block_mask(causal, B=None, H=None, Q_LEN=n, KV_LEN=n)
-                flex(q, k, v, score_mod=fox_bias, block_mask=mask)  # compile
-                flex_ms = median_ms(lambda: flex(q, k, v, score_mod=fox_bias, block_mask=mask))
-            t = ours.get(("gatescope_transformer", d, n))
-            f = ours.get(("gatescope_fox", d, n))
-            rows.append({
-                "d": d, "n": n, "batch": b, "heads": h,
-                "ours_transformer_tflops": t and t["tflops"],
-                "sdpa_flash_tflops": flops / sdpa_ms / 1e9,
-                "ours_fox_tflops": f and f["tflops"],
-                "flex_fox_tflops": flex_ms and flops / flex_ms / 1e9,
-            })
+            rows.append(measure(d, n, flex, flex_ns, fox_triton, ours, failures))
             print("row", json.dumps(rows[-1]), flush=True)
-            del q, k, v
-            torch.cuda.empty_cache()
             n *= 2
 
-    print(f"device: {info['device']} ({info.get('bench_device', '?')}), torch {info['torch']}")
-    print("| d | N | B x H | ours, no gate | SDPA Flash | ratio | ours, FoX | Flex, FoX | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        def fmt(x):
-            return "-" if x is None else f"{x:.0f}"
-        ratio1 = (r["ours_transformer_tflops"] / r["sdpa_flash_tflops"]
-                  if r["ours_transformer_tflops"] else None)
-        ratio2 = (r["ours_fox_tflops"] / r["flex_fox_tflops"]
-                  if r["ours_fox_tflops"] and r["flex_fox_tflops"] else None)
-        print(f"| {r['d']} | {r['n']} | {r['batch']} x {r['heads']} | "
-              f"{fmt(r['ours_transformer_tflops'])} | {fmt(r['sdpa_flash_tflops'])} | "
-              f"{'-' if ratio1 is None else f'{ratio1:.2f}x'} | {fmt(r['ours_fox_tflops'])} | "
-              f"{fmt(r['flex_fox_tflops'])} | {'-' if ratio2 is None else f'{ratio2:.2f}x'} |")
+    print(f"device: {info['device']} ({bench_device or '?'}), torch {info['torch']}, "
+          f"cuDNN {info['cudnn']}; TFLOP/s")
+    for failure in sorted(failures):
+        print(f"anchor failed: {failure}")
+    print_table(rows)
     for rec in extra:
         print(json.dumps(rec))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"info": info, "rows": rows, "extra": extra}, fh, indent=1)
+            json.dump({"info": info, "rows": rows, "extra": extra,
+                       "failures": sorted(failures)}, fh, indent=1)
+    missing = [r for r in rows if r["ours"] is None or r["ours_fox"] is None]
+    if missing or any(math.isnan(x) for r in rows for x in (r["ours"] or 0, r["ours_fox"] or 0)):
+        sys.exit("the bench did not report every shape")
 
 
 if __name__ == "__main__":
