@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/checkpoint/safetensors_file.h"
+#include "core/model/probe.h"
 
 namespace gatescope::test {
 
@@ -30,6 +33,18 @@ inline std::string fixtureCaseName(const ::testing::TestParamInfo<const char*>& 
     const std::filesystem::path var = ::gatescope::test::fixturesDir() / (relative); \
     if (!std::filesystem::exists(var / "config.json"))                               \
         GTEST_SKIP() << "fixture " << var << " not found (../shared/fixtures is absent)";
+
+/// Keeps every layer's record a forward reports, by layer index.
+struct RecordingProbe : core::Probe {
+    std::map<int, core::LayerRecord> layers;
+    void onLayer(core::LayerRecord&& record) override { layers[record.layer] = std::move(record); }
+};
+
+/// Head h of an [H, N, ...] array, as a flat vector.
+inline std::vector<float> headSlice(const core::FloatArray& a, int64_t h) {
+    const int64_t per = a.numel() / a.shape[0];
+    return {a.data.begin() + h * per, a.data.begin() + (h + 1) * per};
+}
 
 /// Expected tensors written by the official code.
 class Expected {
@@ -67,6 +82,28 @@ inline double relativeError(const std::vector<float>& actual, const std::vector<
         maxRef = std::max(maxRef, std::abs(double(expected[i])));
     }
     return maxDiff / maxRef;
+}
+
+/// A bfloat16 run's per-token loss against the official code's: rounding, not bugs, so ours should
+/// sit about as close to the official bf16 loss as the official fp32 loss does (recorded in
+/// docs/models.md). Prints both mean distances under `name`.
+inline void expectBf16LossNearOfficial(const std::vector<float>& ours, const Expected& expected,
+                                       const std::string& name) {
+    const auto bf16 = expected.floats("per_token_loss_bf16");
+    const auto fp32 = expected.floats("per_token_loss");
+    ASSERT_EQ(ours.size(), bf16.size());
+    double mine = 0, theirs = 0;
+    for (std::size_t i = 0; i < bf16.size(); ++i) {
+        mine += std::abs(ours[i] - bf16[i]);
+        theirs += std::abs(fp32[i] - bf16[i]);
+    }
+    mine /= bf16.size();
+    theirs /= bf16.size();
+    std::printf(
+        "[ bf16     ] %s: mean |ours_bf16 - official_bf16| = %.5f, "
+        "mean |official_fp32 - official_bf16| = %.5f\n",
+        name.c_str(), mine, theirs);
+    EXPECT_LT(mine, std::max(0.03, 2 * theirs));
 }
 
 }  // namespace gatescope::test

@@ -11,16 +11,8 @@
 namespace gatescope {
 namespace {
 
-struct RecordingProbe : core::Probe {
-    std::map<int, core::LayerRecord> layers;
-    void onLayer(core::LayerRecord&& record) override { layers[record.layer] = std::move(record); }
-};
-
-/// [H, T, D] slice of head h as a flat vector.
-std::vector<float> headSlice(const core::FloatArray& a, int64_t h) {
-    const int64_t per = a.numel() / a.shape[0];
-    return {a.data.begin() + h * per, a.data.begin() + (h + 1) * per};
-}
+using test::headSlice;
+using test::RecordingProbe;
 
 class FoxFixture : public ::testing::TestWithParam<const char*> {};
 
@@ -103,22 +95,7 @@ TEST_P(FoxFixture, Bfloat16LandsNearOfficialBf16Loss) {
     auto result =
         (*model)->forward(expected.ints("input_ids"), expected.ints("labels"), options, nullptr);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto bf16 = expected.floats("per_token_loss_bf16");
-    const auto fp32 = expected.floats("per_token_loss");
-    double ours = 0, theirs = 0;
-    for (std::size_t i = 0; i < bf16.size(); ++i) {
-        ours += std::abs(result->loss[i] - bf16[i]);
-        theirs += std::abs(fp32[i] - bf16[i]);
-    }
-    ours /= bf16.size();
-    theirs /= bf16.size();
-    // Rounding, not bugs: our bf16 emulation should sit about as close to the official bf16 run
-    // as the official fp32 run does (recorded in docs/models.md).
-    std::printf(
-        "[ bf16     ] %s: mean |ours_bf16 - official_bf16| = %.5f, "
-        "mean |official_fp32 - official_bf16| = %.5f\n",
-        GetParam(), ours, theirs);
-    EXPECT_LT(ours, std::max(0.03, 2 * theirs));
+    test::expectBf16LossNearOfficial(result->loss, expected, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Official, FoxFixture,

@@ -134,22 +134,7 @@ TEST_P(GatedFwaFixture, Bfloat16LandsNearOfficialBf16Loss) {
     auto result =
         (*model)->forward(expected.ints("input_ids"), expected.ints("labels"), options, nullptr);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto bf16 = expected.floats("per_token_loss_bf16");
-    const auto fp32 = expected.floats("per_token_loss");
-    double ours = 0, theirs = 0;
-    for (std::size_t i = 0; i < bf16.size(); ++i) {
-        ours += std::abs(result->loss[i] - bf16[i]);
-        theirs += std::abs(fp32[i] - bf16[i]);
-    }
-    ours /= bf16.size();
-    theirs /= bf16.size();
-    // Rounding, not bugs: the bf16 emulation should sit about as close to the official bf16 run
-    // as the official fp32 run does.
-    std::printf(
-        "[ bf16     ] %s: mean |ours_bf16 - official_bf16| = %.5f, "
-        "mean |official_fp32 - official_bf16| = %.5f\n",
-        GetParam(), ours, theirs);
-    EXPECT_LT(ours, std::max(0.03, 2 * theirs));
+    test::expectBf16LossNearOfficial(result->loss, expected, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(GatedFwaOfficial, GatedFwaFixture,

@@ -15,20 +15,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/probe.h"
+#include "fixture_support.h"
 
 namespace gatescope::test::gatedfwa {
 
-struct RecordingProbe : core::Probe {
-    std::map<int, core::LayerRecord> layers;
-    void onLayer(core::LayerRecord&& record) override { layers[record.layer] = std::move(record); }
-};
-
-/// Head h of an [H, N, ...] array, as a flat vector.
-inline std::vector<float> headSlice(const core::FloatArray& a, int64_t h) {
-    const int64_t per = a.numel() / a.shape[0];
-    return {a.data.begin() + h * per, a.data.begin() + (h + 1) * per};
-}
+using test::headSlice;
+using test::RecordingProbe;
 
 /// Dense [N, N] window attention of one head, in float64: P[i][j] = exp(s_ij - lse_i) for
 /// i - w + 1 <= j <= i (all j <= i when w == 0), s_ij = scale q_i.k_j + U_i - U_j with

@@ -16,10 +16,7 @@
 namespace gatescope {
 namespace {
 
-struct RecordingProbe : core::Probe {
-    std::map<int, core::LayerRecord> layers;
-    void onLayer(core::LayerRecord&& record) override { layers[record.layer] = std::move(record); }
-};
+using test::RecordingProbe;
 
 class GsaFixture : public ::testing::Test {
 protected:
@@ -125,20 +122,7 @@ TEST_F(GsaFixture, Bfloat16LandsNearOfficialBf16Loss) {
     auto result = m_model->forward(m_expected->ints("input_ids"), m_expected->ints("labels"),
                                    options, nullptr);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto bf16 = m_expected->floats("per_token_loss_bf16");
-    const auto fp32 = m_expected->floats("per_token_loss");
-    double ours = 0, theirs = 0;
-    for (std::size_t i = 0; i < bf16.size(); ++i) {
-        ours += std::abs(result->loss[i] - bf16[i]);
-        theirs += std::abs(fp32[i] - bf16[i]);
-    }
-    ours /= bf16.size();
-    theirs /= bf16.size();
-    std::printf(
-        "[ bf16     ] gsa: mean |ours_bf16 - official_bf16| = %.5f, "
-        "mean |official_fp32 - official_bf16| = %.5f\n",
-        ours, theirs);
-    EXPECT_LT(ours, std::max(0.03, 2 * theirs));
+    test::expectBf16LossNearOfficial(result->loss, *m_expected, "gsa");
 }
 
 TEST_F(GsaFixture, LegacyParameterNamesGiveTheSameOutputs) {

@@ -17,21 +17,13 @@
 
 #include "core/checkpoint/safetensors_file.h"
 #include "core/checkpoint/safetensors_writer.h"
-#include "core/model/probe.h"
+#include "fixture_support.h"
 #include "power_reference_model.h"
 
 namespace gatescope::test::power {
 
-struct RecordingProbe : core::Probe {
-    std::map<int, core::LayerRecord> layers;
-    void onLayer(core::LayerRecord&& record) override { layers[record.layer] = std::move(record); }
-};
-
-/// Head h of an [H, N, ...] array, as a flat vector.
-inline std::vector<float> headSlice(const core::FloatArray& a, int64_t h) {
-    const int64_t per = a.numel() / a.shape[0];
-    return {a.data.begin() + h * per, a.data.begin() + (h + 1) * per};
-}
+using test::headSlice;
+using test::RecordingProbe;
 
 /// A checkpoint folder in the fixture layout, written from `weights` (float32) and `config`.
 /// Removed when destroyed.
