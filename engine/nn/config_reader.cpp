@@ -116,6 +116,24 @@ void ConfigReader::accept(std::initializer_list<const char*> keys) const {
         m_read.insert(key);
 }
 
+ConfigReader ConfigReader::nestedModelConfig(const nlohmann::json& json, const std::string& file,
+                                             const std::string& modelType,
+                                             const std::string& fields) {
+    auto it = json.find("model_config");
+    if (it == json.end() || !it->is_object()) {
+        throwModelError(ErrorKind::Missing,
+                        fmt::format("{} checkpoints need a \"model_config\" object holding {} "
+                                    "(see ../shared/fixtures/README.md)",
+                                    modelType, fields),
+                        file, "model_config");
+    }
+    ConfigReader top(json, file);
+    top.accept({"model_config", "source"});
+    top.acceptBookkeeping();
+    top.rejectUnknownKeys();
+    return ConfigReader(*it, file, "model_config.");
+}
+
 void ConfigReader::acceptBookkeeping() const {
     accept({"model_type", "architectures", "torch_dtype", "transformers_version", "_name_or_path",
             "auto_map", "use_cache", "output_attentions", "output_hidden_states", "return_dict",

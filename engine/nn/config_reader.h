@@ -65,6 +65,14 @@ public:
     std::string keyName(const std::string& key) const { return m_prefix + key; }
     [[noreturn]] void fail(const std::string& key, const std::string& what) const;
 
+    /// The reader of a nanoGPT-style config (GatedFWA's nanochat, power's train/model.py): the
+    /// fields sit in a "model_config" object, beside which the top level may hold only "source"
+    /// (provenance text of converted state_dicts) and bookkeeping keys. Throws Missing, naming
+    /// `fields` (what the object holds), when there is no such object, and Unsupported for any
+    /// other top-level key. `json` must outlive the returned reader.
+    static ConfigReader nestedModelConfig(const nlohmann::json& json, const std::string& file,
+                                          const std::string& modelType, const std::string& fields);
+
 private:
     const nlohmann::json* find(const std::string& key) const;
     const nlohmann::json& m_config;

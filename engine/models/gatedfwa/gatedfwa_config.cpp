@@ -7,21 +7,9 @@
 
 namespace gatescope::core::gatedfwa {
 
-namespace {}  // namespace
-
 GatedFwaConfig parseGatedFwaConfig(const nlohmann::json& json, const std::string& file) {
-    auto it = json.find("model_config");
-    if (it == json.end() || !it->is_object()) {
-        throwModelError(ErrorKind::Missing,
-                        "gated_fwa checkpoints need a \"model_config\" object holding nanochat's "
-                        "GPTGatedConfig fields (see ../shared/fixtures/README.md)",
-                        file, "model_config");
-    }
-    ConfigReader top(json, file);
-    top.accept({"model_config", "source"});  // source: provenance text of converted state_dicts
-    top.acceptBookkeeping();
-    top.rejectUnknownKeys();
-    ConfigReader r(*it, file, "model_config.");
+    ConfigReader r = ConfigReader::nestedModelConfig(json, file, "gated_fwa",
+                                                     "nanochat's GPTGatedConfig fields");
     GatedFwaConfig c;
     c.sequenceLen = r.sizeOr("sequence_len", 1024);
     c.vocabSize = r.size("vocab_size");

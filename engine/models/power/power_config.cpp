@@ -24,18 +24,8 @@ AttentionKernel parseKernel(const ConfigReader& r) {
 }  // namespace
 
 PowerConfig parsePowerConfig(const nlohmann::json& json, const std::string& file) {
-    auto it = json.find("model_config");
-    if (it == json.end() || !it->is_object()) {
-        throwModelError(ErrorKind::Missing,
-                        "power checkpoints need a \"model_config\" object holding train/model.py's "
-                        "GPTConfig fields (see ../shared/fixtures/README.md)",
-                        file, "model_config");
-    }
-    ConfigReader top(json, file);
-    top.accept({"model_config", "source"});  // source: provenance text of converted state_dicts
-    top.acceptBookkeeping();
-    top.rejectUnknownKeys();
-    ConfigReader r(*it, file, "model_config.");
+    ConfigReader r =
+        ConfigReader::nestedModelConfig(json, file, "power", "train/model.py's GPTConfig fields");
     PowerConfig c;
     c.blockSize = r.sizeOr("block_size", 1024);
     c.vocabSize = r.size("vocab_size");
