@@ -12,6 +12,7 @@
 #include "app/cli/option_checks.h"
 #include "app/cli/report.h"
 #include "core/analysis/analysis_limits.h"
+#include "core/analysis/effective_context.h"
 #include "core/analysis/stats_report.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
@@ -20,6 +21,22 @@
 namespace gatescope::app {
 
 namespace {
+
+void printContext(const core::StatsReport& r, const core::TraceStats& t) {
+    const auto heads = core::effectiveContext(t);
+    if (heads.empty()) return;
+    fmt::print(
+        "  effective context (median over queries, tokens; attention {:.0f}% of the mass, gate "
+        "retention {:g}):\n",
+        100 * r.massShare, r.retention);
+    for (const auto& h : heads) {
+        auto median = [](const core::PositionProfile* p) {
+            return p ? fmt::format("{:.0f}", p->median) : std::string("-");
+        };
+        fmt::print("    layer {:>2} head {:>2}: attention {:>6}, gate {:>6}\n", h.layer, h.head,
+                   median(h.attention), median(h.gate));
+    }
+}
 
 void printSummary(const core::StatsReport& r) {
     if (r.loss) {
@@ -48,6 +65,7 @@ void printSummary(const core::StatsReport& r) {
                     "{:.1f}, mean distance {:.1f}, negligible blocks {:.3f}\n",
                     a.layer, h.head, h.meanEntropy, h.sinkMass, h.meanArgmaxDistance,
                     h.meanDistance, h.negligibleBlockFraction);
+        printContext(r, t);
     }
 }
 
@@ -78,6 +96,11 @@ public:
                        "Memory horizon: cumulative retention threshold, in (0, 1)")
             ->capture_default_str()
             ->check(openUnitInterval());
+        sub.add_option("--mass-share", m_options.attentionOptions.massShare,
+                       "Attention horizon (with --attention): the share of each query's attention "
+                       "mass its most recent keys hold, in (0, 1]")
+            ->capture_default_str()
+            ->check(CLI::Range(0.0, 1.0));
         sub.add_option("--threads", m_options.attentionOptions.threads,
                        fmt::format("Workers (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_option("--json", m_json, "Write the whole report as JSON to this file");

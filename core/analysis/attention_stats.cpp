@@ -22,14 +22,46 @@ int distanceBin(int64_t d) {
     return bin;  // 0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3
 }
 
-void rowStatistics(const TraceHead& th, int64_t n, HeadAttentionStats& out) {
-    std::vector<float> tile(kRows * kCols);
+/// The horizon of row i, whose mass per column chunk of kCols keys is chunkMass[0..]: walks the
+/// chunks from the diagonal back to the one where the recent mass reaches `share` of the row's,
+/// then recomputes that chunk's weights of row i alone to find the key.
+double rowHorizon(const TraceHead& th, int64_t i, const double* chunkMass, double share,
+                  std::vector<float>& row) {
+    const int64_t chunks = i / kCols + 1;
+    double total = 0;
+    for (int64_t c = 0; c < chunks; ++c)
+        total += chunkMass[c];
+    const double target = share * total;
+    double recent = 0;
+    for (int64_t c = chunks - 1; c >= 0; --c) {
+        if (recent + chunkMass[c] < target && c > 0) {
+            recent += chunkMass[c];
+            continue;
+        }
+        const int64_t c0 = c * kCols, cols = std::min(kCols, i + 1 - c0);
+        th.source->compute(kernels::MapKind::Attention, i, 1, c0, cols, row.data());
+        for (int64_t j = c0 + cols - 1; j >= c0; --j) {
+            recent += std::max(0.0f, row[j - c0]);
+            if (recent >= target) return double(i - j);
+        }
+        return double(i);  // rounding left the sum short of the target: the whole prefix
+    }
+    return double(i);
+}
+
+void rowStatistics(const TraceHead& th, int64_t n, double share, int64_t binWidth,
+                   HeadAttentionStats& out) {
+    std::vector<float> tile(kRows * kCols), row(kCols);
+    std::vector<double> horizon(n);
+    const int64_t maxChunks = (n + kCols - 1) / kCols;
+    std::vector<double> chunkMass(kRows * maxChunks);
     std::vector<double> mass(distanceBin(std::max<int64_t>(n - 1, 1)) + 1, 0.0);
     double entropy = 0, sink = 0, argmaxDistance = 0, distance = 0;
     for (int64_t r0 = 0; r0 < n; r0 += kRows) {
         const int64_t rows = std::min(kRows, n - r0);
         std::vector<double> rowEntropy(rows, 0.0), rowBest(rows, -1.0), rowDist(rows, 0.0);
         std::vector<int64_t> rowArg(rows, 0);
+        std::fill(chunkMass.begin(), chunkMass.end(), 0.0);
         for (int64_t c0 = 0; c0 < r0 + rows; c0 += kCols) {
             const int64_t cols = std::min(kCols, r0 + rows - c0);
             th.source->compute(kernels::MapKind::Attention, r0, rows, c0, cols, tile.data());
@@ -43,6 +75,7 @@ void rowStatistics(const TraceHead& th, int64_t n, HeadAttentionStats& out) {
                     mass[distanceBin(i - j)] += p;
                     rowDist[r] += p * double(i - j);
                     if (j == 0 && i >= 1) sink += p;
+                    chunkMass[r * maxChunks + c0 / kCols] += p;
                     if (p > rowBest[r]) rowBest[r] = p, rowArg[r] = j;
                 }
             }
@@ -51,8 +84,10 @@ void rowStatistics(const TraceHead& th, int64_t n, HeadAttentionStats& out) {
             entropy += rowEntropy[r];
             argmaxDistance += double(r0 + r - rowArg[r]);
             distance += rowDist[r];
+            horizon[r0 + r] = rowHorizon(th, r0 + r, &chunkMass[r * maxChunks], share, row);
         }
     }
+    out.horizon = profileOf(std::move(horizon), binWidth);
     for (auto& m : mass)
         m /= double(n);
     out.massByDistance = std::move(mass);
@@ -120,7 +155,7 @@ Result<std::vector<HeadAttentionStats>> attentionStats(const data::TraceReader& 
             return;
         }
         out[idx].head = heads[idx];
-        rowStatistics(**th, n, out[idx]);
+        rowStatistics(**th, n, options.massShare, options.binWidth, out[idx]);
         if ((*th)->source->hasMap(kernels::MapKind::Decay) && (*th)->spec.hasDecay)
             out[idx].negligibleBlockFraction = negligibleBlocks(**th, n, options);
     });

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/analysis/gate_horizon.h"
+
 namespace gatescope::core {
 
 namespace {
@@ -87,6 +89,7 @@ LayerGateStats gateStats(int layer, const data::Array& gates, const GateStatsOpt
             timescales.push_back(ch.timescale);
             stats.channels.push_back(std::move(ch));
         }
+    stats.headHorizons = gateHorizonProfiles(gates, options.horizonThreshold, options.binWidth);
     std::sort(timescales.begin(), timescales.end());
     if (!timescales.empty()) {
         stats.timescaleMin = timescales.front();

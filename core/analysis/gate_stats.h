@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/position_profile.h"
 #include "data/trace/trace_types.h"
 
 namespace gatescope::core {
@@ -17,6 +18,7 @@ struct GateStatsOptions {
     double alwaysOnRetention = 0.99;
     /// Dynamic: the 5th-95th percentile spread of retention is at least this.
     double dynamicSpread = 0.2;
+    int64_t binWidth = 256;  ///< positions per bin of the per-head horizon profiles
 };
 
 /// One channel (or the scalar gate) of one head.
@@ -37,6 +39,9 @@ struct LayerGateStats {
     std::vector<ChannelGateStats> channels;  ///< head-major, then channel
     double timescaleMin = 0, timescaleMedian = 0, timescaleMax = 0;
     int alwaysOn = 0, dynamic = 0, staticChannels = 0;
+    /// Per head: the gate's memory horizon seen from each query (gate_horizon.h) at
+    /// horizonThreshold, longest over the head's channels.
+    std::vector<PositionProfile> headHorizons;
 };
 
 /// `gates` is [H, N, C] as TraceReader::gates returns it. Memory O(N) besides the input.

@@ -1,9 +1,11 @@
 // writeStatsCsv: the tables of a StatsReport as CSV files, written as one set.
+#include <algorithm>
 #include <concepts>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/analysis/effective_context.h"
 #include "core/analysis/stats_report.h"
 #include "data/common/atomic_folder.h"
 
@@ -49,6 +51,27 @@ void addLossTables(std::vector<data::NamedFile>& files, const LossCurveReport& l
     }
 }
 
+/// effective_context.csv: one row per trace, head and bin, with the trace's loss on that bin.
+void addContextTable(std::vector<data::NamedFile>& files, const StatsReport& report) {
+    std::vector<std::vector<std::string>> rows;
+    auto at = [](const PositionProfile* p, std::size_t b) {
+        return p && b < p->byBin.size() ? number(p->byBin[b]) : std::string();
+    };
+    for (const auto& t : report.traces)
+        for (const auto& h : effectiveContext(t))
+            for (std::size_t b = 0; b < t.lossByBin.size(); ++b) {
+                const int64_t begin = static_cast<int64_t>(b) * report.binWidth;
+                rows.push_back({t.path, number(h.layer), number(h.head), number(begin),
+                                number(std::min(begin + report.binWidth, t.nTokens)),
+                                at(h.attention, b), at(h.gate, b), number(t.lossByBin[b])});
+            }
+    if (!rows.empty())
+        addTable(files, "effective_context.csv",
+                 {"trace", "layer", "head", "begin", "end", "attention_horizon", "gate_horizon",
+                  "mean_loss"},
+                 rows);
+}
+
 }  // namespace
 
 Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir) {
@@ -80,6 +103,7 @@ Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir
                  {"trace", "layer", "head", "mean_entropy", "sink_mass", "mean_argmax_distance",
                   "mean_distance", "negligible_block_fraction"},
                  attention);
+    addContextTable(files, report);
     return data::writeFilesAtomically(dir, files);
 }
 

@@ -1,5 +1,6 @@
 // StatsReport::toJson: the `gatescope stats --json` document. Its keys and value types are what
 // the CLI wrote before the report became a struct (docs and scripts read them).
+#include "core/analysis/effective_context.h"
 #include "core/analysis/stats_result.h"
 
 namespace gatescope::core {
@@ -72,13 +73,40 @@ nlohmann::json attentionJson(const LayerAttentionStats& layer) {
     return {{"layer", layer.layer}, {"heads", heads}};
 }
 
-nlohmann::json traceJson(const TraceStats& t) {
+nlohmann::json profileMedian(const PositionProfile* p) {
+    return p ? nlohmann::json(p->median) : nlohmann::json();
+}
+
+nlohmann::json profileBins(const PositionProfile* p) {
+    return p ? nlohmann::json(p->byBin) : nlohmann::json();
+}
+
+nlohmann::json contextJson(const StatsReport& report, const TraceStats& t,
+                           const std::vector<HeadContext>& heads) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& h : heads)
+        rows.push_back({{"layer", h.layer},
+                        {"head", h.head},
+                        {"attention_horizon_median", profileMedian(h.attention)},
+                        {"attention_horizon_by_bin", profileBins(h.attention)},
+                        {"gate_horizon_median", profileMedian(h.gate)},
+                        {"gate_horizon_by_bin", profileBins(h.gate)}});
+    return {{"bin_width", report.binWidth},
+            {"mass_share", report.massShare},
+            {"retention", report.retention},
+            {"loss_by_bin", t.lossByBin},
+            {"heads", rows}};
+}
+
+nlohmann::json traceJson(const StatsReport& report, const TraceStats& t) {
     nlohmann::json out = {{"path", t.path}, {"model_type", t.modelType}, {"n_tokens", t.nTokens}};
     // "gates" and "attention" appear only when they hold a layer, as they always have.
     for (const auto& g : t.gates)
         out["gates"].push_back(gateJson(g));
     for (const auto& a : t.attention)
         out["attention"].push_back(attentionJson(a));
+    if (auto heads = effectiveContext(t); !heads.empty())
+        out["effective_context"] = contextJson(report, t, heads);
     return out;
 }
 
@@ -88,7 +116,7 @@ nlohmann::json StatsReport::toJson() const {
     nlohmann::json out = {{"traces", nlohmann::json::array()}};
     if (loss) out["loss"] = lossJson(*loss);
     for (const auto& t : traces)
-        out["traces"].push_back(traceJson(t));
+        out["traces"].push_back(traceJson(*this, t));
     return out;
 }
 

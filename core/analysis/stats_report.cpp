@@ -41,6 +41,22 @@ Result<LossCurveReport> lossCurves(
     return out;
 }
 
+/// The trace's own mean loss per linear bin of `width` positions.
+Result<std::vector<double>> lossByBin(const data::TraceReader& trace, int64_t width) {
+    auto perToken = trace.perToken();
+    if (!perToken) return perToken.error();
+    std::vector<double> mean(perToken->loss.size());
+    std::vector<int64_t> count(perToken->loss.size());
+    for (std::size_t i = 0; i < mean.size(); ++i) {
+        count[i] = std::isnan(perToken->loss[i]) ? 0 : 1;
+        mean[i] = count[i] ? perToken->loss[i] : 0.0;
+    }
+    std::vector<double> out;
+    for (const auto& bin : linearBins(mean, count, width))
+        out.push_back(bin.meanLoss);
+    return out;
+}
+
 bool wanted(const StatsOptions& o, int layer) {
     return o.layers.empty() || std::find(o.layers.begin(), o.layers.end(), layer) != o.layers.end();
 }
@@ -60,23 +76,37 @@ Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::Tr
                                  o.gate.horizonThreshold),
                      {},
                      {}};
+    if (!(o.attentionOptions.massShare > 0.0 && o.attentionOptions.massShare <= 1.0))
+        return Error{ErrorKind::Usage,
+                     fmt::format("attention mass share is {}; allowed: above 0, at most 1",
+                                 o.attentionOptions.massShare),
+                     {},
+                     {}};
+    StatsOptions options = o;  // the horizon profiles use the loss curves' linear bins
+    options.gate.binWidth = options.attentionOptions.binWidth = o.linearBinWidth;
     StatsReport report;
+    report.binWidth = o.linearBinWidth;
+    report.massShare = o.attentionOptions.massShare;
+    report.retention = o.gate.horizonThreshold;
     if (o.loss) {
         auto loss = lossCurves(traces, o);
         if (!loss) return loss.error();
         report.loss = std::move(*loss);
     }
     for (const auto& t : traces) {
-        TraceStats entry{t->path(), t->summary().modelType, t->summary().nTokens, {}, {}};
+        TraceStats entry{t->path(), t->summary().modelType, t->summary().nTokens, {}, {}, {}};
+        auto binnedLoss = lossByBin(*t, o.linearBinWidth);
+        if (!binnedLoss) return binnedLoss.error();
+        entry.lossByBin = std::move(*binnedLoss);
         for (const auto& layer : t->summary().layers) {
             if (!wanted(o, layer.index)) continue;
             if (o.gates && layer.hasGates) {
                 auto gates = t->gates(layer.index);
                 if (!gates) return gates.error();
-                entry.gates.push_back(gateStats(layer.index, *gates, o.gate));
+                entry.gates.push_back(gateStats(layer.index, *gates, options.gate));
             }
             if (o.attention) {
-                auto heads = attentionStats(*t, layer.index, o.attentionOptions);
+                auto heads = attentionStats(*t, layer.index, options.attentionOptions);
                 if (!heads) return heads.error();
                 entry.attention.push_back({layer.index, std::move(*heads)});
             }

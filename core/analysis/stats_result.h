@@ -47,11 +47,17 @@ struct TraceStats {
     int64_t nTokens = 0;
     std::vector<LayerGateStats> gates;           ///< gated layers; empty without gate statistics
     std::vector<LayerAttentionStats> attention;  ///< empty unless attention was asked for
+    /// This trace's own mean loss per linear bin (StatsReport::binWidth positions; NaN where no
+    /// position of the bin has a target): what the horizon profiles line up with.
+    std::vector<double> lossByBin;
 };
 
 struct StatsReport {
     std::optional<LossCurveReport> loss;  ///< absent when StatsOptions::loss is off
     std::vector<TraceStats> traces;       ///< in the order given
+    int64_t binWidth = 0;  ///< positions per bin of lossByBin and the horizon profiles
+    double massShare = 0;  ///< of the attention horizons
+    double retention = 0;  ///< of the gate horizons (GateStatsOptions::horizonThreshold)
 
     /// {"loss" (when present): {documents, mean_loss, by_position: {mean, count, smoothed,
     /// smoothing_window, running_perplexity}, linear_bins, exponential_bins: [{begin, end,
@@ -61,7 +67,11 @@ struct StatsReport {
     /// mean_retention, p05, p25, median, p75, p95, timescale, horizon_median,
     /// horizon_reached_fraction, kind}]}], "attention" (when any): [{layer, heads: [{head,
     /// mass_by_distance, mean_entropy, sink_mass, mean_argmax_distance, mean_distance,
-    /// negligible_block_fraction}]}]}]}. NaN values dump as null.
+    /// negligible_block_fraction}]}], "effective_context" (when any head has a horizon):
+    /// {bin_width, mass_share, retention, loss_by_bin, heads: [{layer, head,
+    /// attention_horizon_median, attention_horizon_by_bin, gate_horizon_median,
+    /// gate_horizon_by_bin}] (null where a head has no such horizon)}}]}. NaN values dump as
+    /// null.
     nlohmann::json toJson() const;
 };
 
