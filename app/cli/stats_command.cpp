@@ -38,6 +38,18 @@ void printContext(const core::StatsReport& r, const core::TraceStats& t) {
     }
 }
 
+void printEvents(const core::TraceStats& t) {
+    if (!t.gateEvents) return;
+    const auto& e = *t.gateEvents;
+    fmt::print("  gate events (retention below {:g}): {}{}\n", e.retention, e.total,
+               e.total > 0 ? ", strongest:" : "");
+    for (std::size_t i = 0; i < std::min<std::size_t>(e.events.size(), 10); ++i) {
+        const auto& ev = e.events[i];
+        fmt::print("    layer {:>2} head {:>2} channel {:>3} position {:>7}: {:.4f} at {:?}\n",
+                   ev.layer, ev.head, ev.channel, ev.position, ev.retention, ev.context);
+    }
+}
+
 void printSummary(const core::StatsReport& r) {
     if (r.loss) {
         const auto& loss = *r.loss;
@@ -66,6 +78,7 @@ void printSummary(const core::StatsReport& r) {
                     a.layer, h.head, h.meanEntropy, h.sinkMass, h.meanArgmaxDistance,
                     h.meanDistance, h.negligibleBlockFraction);
         printContext(r, t);
+        printEvents(t);
     }
 }
 
@@ -101,6 +114,17 @@ public:
                        "mass its most recent keys hold, in (0, 1]")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 1.0));
+        sub.add_flag("--gate-events", m_options.gateEvents,
+                     "List where gates forget hard (retention below --event-retention), strongest "
+                     "first, with the tokens that trigger them");
+        sub.add_option("--event-retention", m_options.gateEventOptions.retention,
+                       "Gate events: retention exp(g) below this at one token, in (0, 1)")
+            ->capture_default_str()
+            ->check(openUnitInterval());
+        sub.add_option("--events", m_options.gateEventOptions.limit,
+                       "Gate events: how many to keep per trace, strongest first")
+            ->capture_default_str()
+            ->check(CLI::Range(int64_t{0}, int64_t{1} << 24));
         sub.add_option("--threads", m_options.attentionOptions.threads,
                        fmt::format("Workers (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_option("--json", m_json, "Write the whole report as JSON to this file");

@@ -24,6 +24,16 @@ std::string number(T v) {
     return std::to_string(v);
 }
 
+/// A text field quoted as RFC 4180 asks: in double quotes, with inner quotes doubled.
+std::string csvField(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
 void addTable(std::vector<data::NamedFile>& files, std::string name,
               const std::vector<std::string>& columns,
               const std::vector<std::vector<std::string>>& rows) {
@@ -72,6 +82,23 @@ void addContextTable(std::vector<data::NamedFile>& files, const StatsReport& rep
                  rows);
 }
 
+void addEventTable(std::vector<data::NamedFile>& files, const StatsReport& report) {
+    std::vector<std::vector<std::string>> rows;
+    bool any = false;
+    for (const auto& t : report.traces) {
+        if (!t.gateEvents) continue;
+        any = true;
+        for (const auto& e : t.gateEvents->events)
+            rows.push_back({t.path, number(e.layer), number(e.head), number(e.channel),
+                            number(e.position), number(e.retention), csvField(e.token),
+                            csvField(e.context)});
+    }
+    if (any)
+        addTable(files, "gate_events.csv",
+                 {"trace", "layer", "head", "channel", "position", "retention", "token", "context"},
+                 rows);
+}
+
 }  // namespace
 
 Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir) {
@@ -104,6 +131,7 @@ Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir
                   "mean_distance", "negligible_block_fraction"},
                  attention);
     addContextTable(files, report);
+    addEventTable(files, report);
     return data::writeFilesAtomically(dir, files);
 }
 

@@ -107,6 +107,7 @@ nlohmann::json traceJson(const StatsReport& report, const TraceStats& t) {
         out["attention"].push_back(attentionJson(a));
     if (auto heads = effectiveContext(t); !heads.empty())
         out["effective_context"] = contextJson(report, t, heads);
+    if (t.gateEvents) out["gate_events"] = t.gateEvents->toJson();
     return out;
 }
 

@@ -94,10 +94,17 @@ Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::Tr
         report.loss = std::move(*loss);
     }
     for (const auto& t : traces) {
-        TraceStats entry{t->path(), t->summary().modelType, t->summary().nTokens, {}, {}, {}};
+        TraceStats entry{t->path(), t->summary().modelType, t->summary().nTokens, {}, {}, {}, {}};
         auto binnedLoss = lossByBin(*t, o.linearBinWidth);
         if (!binnedLoss) return binnedLoss.error();
         entry.lossByBin = std::move(*binnedLoss);
+        if (o.gateEvents) {
+            GateEventOptions events = o.gateEventOptions;
+            events.layers = o.layers;
+            auto found = core::gateEvents(*t, events);
+            if (!found) return found.error();
+            entry.gateEvents = std::move(*found);
+        }
         for (const auto& layer : t->summary().layers) {
             if (!wanted(o, layer.index)) continue;
             if (o.gates && layer.hasGates) {

@@ -25,6 +25,8 @@ struct StatsOptions {
     int binsPerOctave = 4;
     int smoothingWindow = 101;
     GateStatsOptions gate;
+    bool gateEvents = false;  ///< list where gates forget hard (gate_events.h)
+    GateEventOptions gateEventOptions;
     AttentionStatsOptions attentionOptions;
 };
 
@@ -35,7 +37,8 @@ Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::Tr
                                 const StatsOptions& options);
 
 /// Writes the report's tables as CSV files into `dir` (created): loss_by_position.csv,
-/// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv (those present). The set is
+/// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv, effective_context.csv,
+/// gate_events.csv (those present). The set is
 /// written as one (data::writeFilesAtomically): a failure leaves none of them and keeps what `dir`
 /// held.
 Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/attention_stats.h"
+#include "core/analysis/gate_events.h"
 #include "core/analysis/gate_stats.h"
 #include "core/analysis/loss_curves.h"
 
@@ -50,6 +51,7 @@ struct TraceStats {
     /// This trace's own mean loss per linear bin (StatsReport::binWidth positions; NaN where no
     /// position of the bin has a target): what the horizon profiles line up with.
     std::vector<double> lossByBin;
+    std::optional<GateEventReport> gateEvents;  ///< when StatsOptions::gateEvents asked for them
 };
 
 struct StatsReport {
@@ -70,8 +72,8 @@ struct StatsReport {
     /// negligible_block_fraction}]}], "effective_context" (when any head has a horizon):
     /// {bin_width, mass_share, retention, loss_by_bin, heads: [{layer, head,
     /// attention_horizon_median, attention_horizon_by_bin, gate_horizon_median,
-    /// gate_horizon_by_bin}] (null where a head has no such horizon)}}]}. NaN values dump as
-    /// null.
+    /// gate_horizon_by_bin}] (null where a head has no such horizon)}, "gate_events" (when asked
+    /// for): GateEventReport::toJson}]}. NaN values dump as null.
     nlohmann::json toJson() const;
 };
 

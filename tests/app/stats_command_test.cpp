@@ -18,6 +18,20 @@ using test::runCli;
 
 const std::filesystem::path kFoxPro = std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/fox-pro";
 
+/// Traces the fox-pro fixture on `ids` into `trace`.
+void traceIds(const std::vector<int64_t>& ids, const test::TempDir& tmp) {
+    const auto idsFile = tmp / "in.ids", trace = tmp / "fox.h5";
+    {
+        std::ofstream out(idsFile);
+        for (auto id : ids)
+            out << id << ' ';
+    }
+    auto r = runCli(fmt::format("trace --model {} --input {} --input-kind ids --out {}",
+                                quoted(kFoxPro), quoted(idsFile), quoted(trace)),
+                    tmp);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+}
+
 TEST(StatsCommand, AttentionAndLossMatchTheOfficialOutputs) {
     if (!std::filesystem::exists(kFoxPro / "config.json")) GTEST_SKIP() << "fixtures absent";
     auto expected = core::SafetensorsFile::open(kFoxPro / "expected.safetensors").value();
@@ -26,16 +40,9 @@ TEST(StatsCommand, AttentionAndLossMatchTheOfficialOutputs) {
     };
     const auto ids = core::toInt64(*expected->find("input_ids")).value();
     test::TempDir tmp;
-    {
-        std::ofstream out(tmp / "in.ids");
-        for (auto id : ids)
-            out << id << ' ';
-    }
     const auto trace = tmp / "fox.h5";
-    auto r = runCli(fmt::format("trace --model {} --input {} --input-kind ids --out {}",
-                                quoted(kFoxPro), quoted(tmp / "in.ids"), quoted(trace)),
-                    tmp);
-    ASSERT_EQ(r.exitCode, 0) << r.err;
+    ASSERT_NO_FATAL_FAILURE(traceIds(ids, tmp));
+    test::CliResult r;
     const auto json = tmp / "stats.json";
     r = runCli(fmt::format("stats {} --attention --json {} --csv {}", quoted(trace), quoted(json),
                            quoted(tmp / "csv")),
@@ -84,6 +91,73 @@ TEST(StatsCommand, AttentionAndLossMatchTheOfficialOutputs) {
         EXPECT_TRUE(std::filesystem::exists(tmp / "csv" / table)) << table;
     const auto gatesCsv = test::readFile(tmp / "csv" / "gates.csv");
     EXPECT_EQ(std::count(gatesCsv.begin(), gatesCsv.end(), '\n'), 1 + 2 * 4);  // 2 layers x 4 heads
+}
+
+// Effective context and gate events at values other than the defaults, against the official
+// attention probabilities and forget gates, in float64.
+TEST(StatsCommand, EffectiveContextAndGateEventsMatchTheOfficialGatesAndProbabilities) {
+    if (!std::filesystem::exists(kFoxPro / "config.json")) GTEST_SKIP() << "fixtures absent";
+    auto expected = core::SafetensorsFile::open(kFoxPro / "expected.safetensors").value();
+    auto floats = [&](const std::string& name) {
+        return core::toFloat32(*expected->find(name)).value();
+    };
+    const auto ids = core::toInt64(*expected->find("input_ids")).value();
+    const int64_t n = ids.size(), width = 20;
+    constexpr double share = 0.8, retention = 0.3, eventRetention = 0.6;
+    test::TempDir tmp;
+    ASSERT_NO_FATAL_FAILURE(traceIds(ids, tmp));
+    auto r = runCli(fmt::format("stats {} --attention --mass-share {} --horizon-threshold {} "
+                                "--bin-width {} --gate-events --event-retention {} --events 7 "
+                                "--json {} --csv {}",
+                                quoted(tmp / "fox.h5"), share, retention, width, eventRetention,
+                                quoted(tmp / "stats.json"), quoted(tmp / "csv")),
+                    tmp);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("gate events (retention below 0.6)"), std::string::npos) << r.out;
+    const auto report = nlohmann::json::parse(test::readFile(tmp / "stats.json"));
+    const auto& context = report["traces"][0]["effective_context"];
+    ASSERT_EQ(context["heads"].size(), 8u);  // 2 layers x 4 heads
+    std::vector<double> officialRetention;
+    for (const auto& head : context["heads"]) {
+        const int l = head["layer"], h = head["head"];
+        const auto probs = floats(fmt::format("layers.{}.probs", l));
+        const auto logF = floats(fmt::format("layers.{}.log_fgate", l));
+        for (int64_t b = 0; b * width < n; ++b) {
+            double attention = 0, gate = 0;
+            const int64_t end = std::min(n, (b + 1) * width);
+            for (int64_t i = b * width; i < end; ++i) {
+                double recent = 0;
+                for (int64_t j = i; j >= 0; --j)
+                    if ((recent += probs[(h * n + i) * n + j]) >= share) {
+                        attention += double(i - j);
+                        break;
+                    }
+                // The decay from key j - 1 to query i is prod_{t = j..i} f_t.
+                int64_t d = 0;
+                double sum = 0;
+                for (int64_t j = i; j > 0 && (sum += logF[h * n + j]) >= std::log(retention); --j)
+                    d = i - j + 1;
+                gate += double(d);
+            }
+            EXPECT_NEAR(head["attention_horizon_by_bin"][b].get<double>(),
+                        attention / double(end - b * width), 0.1)
+                << "layer " << l << " head " << h << " bin " << b;
+            EXPECT_NEAR(head["gate_horizon_by_bin"][b].get<double>(),
+                        gate / double(end - b * width), 1e-9)
+                << "layer " << l << " head " << h << " bin " << b;
+        }
+        for (int64_t t = 0; t < n; ++t)
+            if (std::exp(double(logF[h * n + t])) < eventRetention)
+                officialRetention.push_back(std::exp(double(logF[h * n + t])));
+    }
+    const auto& events = report["traces"][0]["gate_events"];
+    EXPECT_EQ(events["total"].get<size_t>(), officialRetention.size());
+    std::sort(officialRetention.begin(), officialRetention.end());
+    ASSERT_EQ(events["events"].size(), std::min<size_t>(7, officialRetention.size()));
+    for (size_t e = 0; e < events["events"].size(); ++e)
+        EXPECT_NEAR(events["events"][e]["retention"].get<double>(), officialRetention[e], 1e-5);
+    for (const char* table : {"effective_context.csv", "gate_events.csv"})
+        EXPECT_TRUE(std::filesystem::exists(tmp / "csv" / table)) << table;
 }
 
 TEST(StatsCommand, MissingTraceIsAClearError) {

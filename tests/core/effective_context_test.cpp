@@ -9,6 +9,7 @@
 
 #include "checkpoint_test_helpers.h"
 #include "core/analysis/effective_context.h"
+#include "core/analysis/gate_events.h"
 #include "core/analysis/gate_horizon.h"
 #include "core/analysis/stats_report.h"
 #include "synthetic_trace.h"
@@ -141,6 +142,56 @@ TEST(EffectiveContext, AMassShareOutsideTheUnitIntervalIsAUsageError) {
         auto report = core::statsReport({}, options);
         ASSERT_FALSE(report) << share;
         EXPECT_EQ(report.error().kind, ErrorKind::Usage);
+    }
+}
+
+}  // namespace
+}  // namespace gatescope
+
+namespace gatescope {
+namespace {
+
+// Gate events on a trace whose gates are written here: every event below the threshold counted,
+// the strongest kept in order, with the token and the tokens before it.
+TEST(GateEvents, StrongestFirstWithTheirTokens) {
+    test::SyntheticTrace trace;
+    trace.text = "abcdefgh";
+    trace.loss.assign(8, 1.0f);
+    trace.keyWeights.assign(8, 1.0);
+    trace.channels = 2;
+    const std::vector<float> retention = {1,   0.9, 0.3, 1, 1, 0.05, 0.3, 1,
+                                          0.7, 1,   1,   1, 1, 0.2,  1,   0.31};
+    for (float r : retention)
+        trace.logGates.push_back(std::log(r));  // [1, 8, 2]: token t, channel c at 2 t + c
+    test::TempDir dir;
+    ASSERT_TRUE(test::writeSyntheticTrace(trace, dir / "t.h5"));
+    auto reader = data::TraceReader::open(dir / "t.h5").value();
+    core::GateEventOptions options;
+    options.retention = 0.5;
+    options.limit = 3;
+    options.contextTokens = 2;
+    auto report = core::gateEvents(*reader, options);
+    ASSERT_TRUE(report) << report.error().describe();
+    EXPECT_EQ(report->total, 5);  // 0.3, 0.05, 0.3, 0.2, 0.31
+    ASSERT_EQ(report->events.size(), 3u);
+    EXPECT_EQ(report->events[0].position, 2);  // token "c", channel 1: 0.05
+    EXPECT_EQ(report->events[0].channel, 1);
+    EXPECT_NEAR(report->events[0].retention, 0.05, 1e-6);
+    EXPECT_EQ(report->events[0].token, "c");
+    EXPECT_EQ(report->events[0].context, "abc");
+    EXPECT_EQ(report->events[1].position, 6);  // 0.2
+    EXPECT_EQ(report->events[1].context, "efg");
+    // Two events of 0.3: channel 0 of token 1 and channel 0 of token 3; the limit keeps the
+    // earlier position.
+    EXPECT_EQ(report->events[2].position, 1);
+    EXPECT_EQ(report->events[2].context, "ab");
+    options.limit = 0;
+    EXPECT_TRUE(core::gateEvents(*reader, options)->events.empty());
+    for (double bad : {0.0, 1.0, -1.0}) {
+        options.retention = bad;
+        auto refused = core::gateEvents(*reader, options);
+        ASSERT_FALSE(refused);
+        EXPECT_EQ(refused.error().kind, ErrorKind::Usage);
     }
 }
 
