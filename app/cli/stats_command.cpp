@@ -50,6 +50,17 @@ void printEvents(const core::TraceStats& t) {
     }
 }
 
+void printSeries(const core::SeriesReport& series) {
+    fmt::print("checkpoint series ({} points):\n", series.points.size());
+    fmt::print("  {:>10} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10}  trace\n", "step", "loss",
+               "timescale", "gate hor.", "sink", "attn hor.", "prunable");
+    for (const auto& p : series.points)
+        fmt::print("  {:>10} {:>10.4f} {:>10.1f} {:>10.1f} {:>8.3f} {:>10.1f} {:>10.3f}  {}\n",
+                   p.step, p.meanLoss, p.overall.timescaleMedian, p.overall.gateHorizonMedian,
+                   p.overall.sinkMass, p.overall.attentionHorizonMedian, p.overall.prunableFraction,
+                   p.path);
+}
+
 void printSummary(const core::StatsReport& r) {
     if (r.loss) {
         const auto& loss = *r.loss;
@@ -80,6 +91,7 @@ void printSummary(const core::StatsReport& r) {
         printContext(r, t);
         printEvents(t);
     }
+    if (r.series) printSeries(*r.series);
 }
 
 class StatsCommand final : public Command {
@@ -125,6 +137,15 @@ public:
                        "Gate events: how many to keep per trace, strongest first")
             ->capture_default_str()
             ->check(CLI::Range(int64_t{0}, int64_t{1} << 24));
+        sub.add_flag("--series", m_options.series,
+                     "The traces are one text through successive checkpoints of a run: a table of "
+                     "loss, gate timescale and horizon (and with --attention sink mass, attention "
+                     "horizon, prunable fraction) against the training step");
+        sub.add_option("--steps", m_options.steps,
+                       "Series: the training step of each trace, e.g. 1000,2000,4000 (default: the "
+                       "last number in each checkpoint folder's name, else the order given)")
+            ->delimiter(',')
+            ->check(CLI::NonNegativeNumber);
         sub.add_option("--threads", m_options.attentionOptions.threads,
                        fmt::format("Workers (0: all cores; at most {})", core::maxThreadRequest()));
         sub.add_option("--json", m_json, "Write the whole report as JSON to this file");

@@ -99,6 +99,28 @@ void addEventTable(std::vector<data::NamedFile>& files, const StatsReport& repor
                  rows);
 }
 
+/// series.csv: one row per checkpoint and layer (layer -1: every layer).
+void addSeriesTable(std::vector<data::NamedFile>& files, const StatsReport& report) {
+    if (!report.series) return;
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : report.series->points) {
+        std::vector<const SeriesLayer*> layers = {&p.overall};
+        for (const auto& l : p.layers)
+            layers.push_back(&l);
+        for (const auto* l : layers)
+            rows.push_back({p.path, number(p.step), p.stepSource, number(l->layer),
+                            l->layer < 0 ? number(p.meanLoss) : std::string(),
+                            number(l->timescaleMedian), number(l->gateHorizonMedian),
+                            number(l->alwaysOnFraction), number(l->sinkMass),
+                            number(l->attentionHorizonMedian), number(l->prunableFraction)});
+    }
+    addTable(files, "series.csv",
+             {"trace", "step", "step_source", "layer", "mean_loss", "timescale_median",
+              "gate_horizon_median", "always_on_fraction", "sink_mass", "attention_horizon_median",
+              "prunable_fraction"},
+             rows);
+}
+
 }  // namespace
 
 Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir) {
@@ -132,6 +154,7 @@ Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir
                  attention);
     addContextTable(files, report);
     addEventTable(files, report);
+    addSeriesTable(files, report);
     return data::writeFilesAtomically(dir, files);
 }
 

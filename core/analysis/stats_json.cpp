@@ -116,6 +116,7 @@ nlohmann::json traceJson(const StatsReport& report, const TraceStats& t) {
 nlohmann::json StatsReport::toJson() const {
     nlohmann::json out = {{"traces", nlohmann::json::array()}};
     if (loss) out["loss"] = lossJson(*loss);
+    if (series) out["series"] = series->toJson();
     for (const auto& t : traces)
         out["traces"].push_back(traceJson(*this, t));
     return out;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/analysis_limits.h"
+#include "core/analysis/checkpoint_series.h"
 #include "core/analysis/loss_curves.h"
 #include "core/trace/thread_limit.h"
 
@@ -119,6 +120,11 @@ Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::Tr
             }
         }
         report.traces.push_back(std::move(entry));
+    }
+    if (o.series) {
+        auto series = checkpointSeries(traces, report.traces, o.steps, o.binsPerOctave);
+        if (!series) return series.error();
+        report.series = std::move(*series);
     }
     return report;
 }

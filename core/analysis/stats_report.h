@@ -27,6 +27,10 @@ struct StatsOptions {
     GateStatsOptions gate;
     bool gateEvents = false;  ///< list where gates forget hard (gate_events.h)
     GateEventOptions gateEventOptions;
+    /// The traces are one text through successive checkpoints (checkpoint_series.h); steps: one
+    /// per trace, or empty to read them from the checkpoint folders' names.
+    bool series = false;
+    std::vector<int64_t> steps;
     AttentionStatsOptions attentionOptions;
 };
 
@@ -38,7 +42,7 @@ Result<StatsReport> statsReport(const std::vector<std::shared_ptr<const data::Tr
 
 /// Writes the report's tables as CSV files into `dir` (created): loss_by_position.csv,
 /// loss_linear_bins.csv, loss_exp_bins.csv, gates.csv, attention.csv, effective_context.csv,
-/// gate_events.csv (those present). The set is
+/// gate_events.csv, series.csv (those present). The set is
 /// written as one (data::writeFilesAtomically): a failure leaves none of them and keeps what `dir`
 /// held.
 Status writeStatsCsv(const StatsReport& report, const std::filesystem::path& dir);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/attention_stats.h"
+#include "core/analysis/checkpoint_series.h"
 #include "core/analysis/gate_events.h"
 #include "core/analysis/gate_stats.h"
 #include "core/analysis/loss_curves.h"
@@ -60,6 +61,7 @@ struct StatsReport {
     int64_t binWidth = 0;  ///< positions per bin of lossByBin and the horizon profiles
     double massShare = 0;  ///< of the attention horizons
     double retention = 0;  ///< of the gate horizons (GateStatsOptions::horizonThreshold)
+    std::optional<SeriesReport> series;  ///< when the traces were asked for as a series
 
     /// {"loss" (when present): {documents, mean_loss, by_position: {mean, count, smoothed,
     /// smoothing_window, running_perplexity}, linear_bins, exponential_bins: [{begin, end,
@@ -73,7 +75,8 @@ struct StatsReport {
     /// {bin_width, mass_share, retention, loss_by_bin, heads: [{layer, head,
     /// attention_horizon_median, attention_horizon_by_bin, gate_horizon_median,
     /// gate_horizon_by_bin}] (null where a head has no such horizon)}, "gate_events" (when asked
-    /// for): GateEventReport::toJson}]}. NaN values dump as null.
+    /// for): GateEventReport::toJson}], "series" (when asked for): SeriesReport::toJson}. NaN
+    /// values dump as null.
     nlohmann::json toJson() const;
 };
 

@@ -15,11 +15,12 @@
 namespace gatescope::test {
 
 struct SyntheticTrace {
-    std::string text = "abcd";  ///< one byte-level token per byte
-    std::vector<float> loss;    ///< per token (NaN: no target)
+    std::string text = "abcd";                      ///< one byte-level token per byte
+    std::vector<float> loss;                        ///< per token (NaN: no target)
     std::vector<double> keyWeights = {1, 1, 1, 1};  ///< w_j, one per token
     int channels = 1;
     std::vector<float> logGates;  ///< [1, N, channels]; empty: an ungated layer
+    std::string checkpointPath;   ///< the manifest's checkpoint folder
 };
 
 /// The attention row i that `keyWeights` gives: A[i, j] for j <= i.
@@ -41,6 +42,7 @@ inline Status writeSyntheticTrace(const SyntheticTrace& trace, const std::filesy
     data::TraceWriter& w = **created;
     data::Manifest manifest;
     manifest.modelType = "synthetic";
+    manifest.checkpointPath = trace.checkpointPath;
     if (auto st = w.writeManifest(manifest.toJson()); !st) return st;
     data::TokenTable tokens;
     tokens.sourceText = trace.text;
