@@ -10,11 +10,13 @@
 #include "app/cli/commands.h"
 #include "app/cli/option_checks.h"
 #include "app/cli/report.h"
+#include "core/analysis/stats_report.h"
 #include "data/trace/trace_limits.h"
 #include "data/trace/trace_schema.h"
 #ifdef GATESCOPE_WITH_GUI
 #include <QGuiApplication>
 
+#include "app/cli/analysis_export.h"
 #include "app/cli/offscreen_figures.h"
 #include "core/input/list_syntax.h"
 #include "widgets/figures/figure.h"
@@ -32,9 +34,32 @@ constexpr double kMaxPngPixels = double(1 << 28);  ///< 1 GiB of RGB32
 class ExportCommand final : public Command {
 public:
     void declare(CLI::App& sub) override {
-        sub.add_option("trace", m_trace, "Trace (.h5)")->required();
-        sub.add_option("--figure", m_figure, "map, grid, retention, loss or compare")
+        sub.add_option("traces", m_traces,
+                       "Trace (.h5); for --figure series, one per checkpoint of one text")
+            ->required();
+        sub.add_option("--figure", m_figure,
+                       "map, grid, retention, loss, compare, context (effective context: layers x "
+                       "heads by position) or series (checkpoint series against the step)")
             ->capture_default_str();
+        sub.add_flag("--attention", m_analysis.attention,
+                     "context, series: also attention horizons, sink mass and prunable fraction "
+                     "(exact, O(N^2) work per head)");
+        sub.add_option("--mass-share", m_analysis.attentionOptions.massShare,
+                       "context, series: attention horizon's share of each query's mass, (0, 1]")
+            ->capture_default_str()
+            ->check(CLI::Range(0.0, 1.0));
+        sub.add_option("--horizon-threshold", m_analysis.gate.horizonThreshold,
+                       "context, series: gate horizon's retention threshold, in (0, 1)")
+            ->capture_default_str()
+            ->check(openUnitInterval());
+        sub.add_option("--bin-width", m_analysis.linearBinWidth, "context: positions per column")
+            ->capture_default_str()
+            ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+        sub.add_option("--steps", m_analysis.steps,
+                       "series: the training step of each trace (default: from the checkpoint "
+                       "folders' names)")
+            ->delimiter(',')
+            ->check(CLI::NonNegativeNumber);
         sub.add_option("--map", m_map, "attention or decay")->capture_default_str();
         sub.add_option("--layer", m_layer, "Layer")
             ->capture_default_str()
@@ -59,8 +84,10 @@ public:
     int run() override;
 
 private:
-    std::string m_trace, m_figure = "map", m_map = "attention", m_range, m_compare,
-                         m_colormap = "viridis", m_out;
+    std::vector<std::string> m_traces;
+    core::StatsOptions m_analysis;
+    std::string m_figure = "map", m_map = "attention", m_range, m_compare, m_colormap = "viridis",
+                m_out;
     int m_layer = 0, m_head = 0, m_dpi = 150;
     double m_width = 0, m_height = 0;
 };
@@ -74,7 +101,9 @@ int ExportCommand::run() {
     using namespace widgets;
     widgets::FigureOptions o;
     const auto kind = parseFigureKind(m_figure);
-    if (!kind) return usageError("--figure must be map, grid, retention, loss or compare");
+    if (!kind)
+        return usageError(
+            "--figure must be map, grid, retention, loss, compare, context or series");
     o.kind = *kind;
     const auto map = kernels::parseMapKind(m_map);
     if (!map || *map == kernels::MapKind::Logit)
@@ -99,8 +128,13 @@ int ExportCommand::run() {
         return usageError("--figure compare needs --compare B.h5");
 
     const auto app = startOffscreenGui();
+    if (o.kind == FigureKind::Context || o.kind == FigureKind::Series)
+        return exportAnalysisFigure({m_traces, o, m_analysis, m_out, m_dpi});
+    if (m_traces.size() != 1)
+        return usageError(
+            fmt::format("--figure {} takes one trace (use --compare for B)", toString(o.kind)));
 
-    auto reader = data::TraceReader::open(m_trace);
+    auto reader = data::TraceReader::open(m_traces[0]);
     if (!reader) return reportError(reader.error());
     std::shared_ptr<data::TraceReader> other;
     if (!m_compare.empty()) {

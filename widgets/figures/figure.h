@@ -25,7 +25,8 @@ class QPainter;
 
 namespace gatescope::widgets {
 
-enum class FigureKind { Map, Grid, Retention, Loss, Compare };
+/// Context and Series are drawn from a stats report (analysis_figures.h), not by makeFigure.
+enum class FigureKind { Map, Grid, Retention, Loss, Compare, Context, Series };
 enum class FigureFormat { Png, Svg, Pdf };
 
 const char* toString(FigureKind kind);

@@ -28,13 +28,17 @@ const char* toString(FigureKind kind) {
             return "loss";
         case FigureKind::Compare:
             return "compare";
+        case FigureKind::Context:
+            return "context";
+        case FigureKind::Series:
+            return "series";
     }
     return "map";
 }
 
 std::optional<FigureKind> parseFigureKind(std::string_view name) {
     for (auto k : {FigureKind::Map, FigureKind::Grid, FigureKind::Retention, FigureKind::Loss,
-                   FigureKind::Compare})
+                   FigureKind::Compare, FigureKind::Context, FigureKind::Series})
         if (name == toString(k)) return k;
     return std::nullopt;
 }
@@ -520,6 +524,12 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
                 size, title, std::move(*data), std::move(channels), begin, end,
                 colorsOf(o.colormap)));
         }
+        case FigureKind::Context:
+        case FigureKind::Series:
+            return usage(
+                fmt::format("the {} figure is drawn from a stats report "
+                            "(widgets/figures/analysis_figures.h)",
+                            toString(o.kind)));
     }
     return usage("unknown figure kind");
 }
