@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "data/h5/attribute_check.h"
 #include "data/h5/string_values.h"
 
 namespace gatescope::data::h5 {
@@ -35,6 +36,7 @@ Result<Handle> recreate(const Object& owner, std::string_view name, const Type& 
 
 Result<Attribute> Attribute::open(const Object& owner, std::string_view name) {
     auto lock = lockLibrary();
+    if (auto st = checkAttributeMessages(owner); !st) return st.error();
     Location where = attributeLocation(owner, name);
     std::string key(name);
     auto present = checkTri(H5Aexists(owner.id(), key.c_str()), ErrorKind::Format, where,
@@ -100,6 +102,7 @@ Status writeAttribute(const Object& owner, std::string_view name,
 
 Result<bool> hasAttribute(const Object& owner, std::string_view name) {
     auto lock = lockLibrary();
+    if (auto st = checkAttributeMessages(owner); !st) return st.error();
     return checkTri(H5Aexists(owner.id(), std::string(name).c_str()), ErrorKind::Format,
                     attributeLocation(owner, name), "cannot look up attribute");
 }

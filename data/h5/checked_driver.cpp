@@ -135,7 +135,8 @@ bool readBytes(CheckedFile* f, haddr_t addr, size_t size, uint8_t* out) {
     const size_t available =
         addr >= f->eof ? 0 : static_cast<size_t>(std::min<haddr_t>(size, f->eof - addr));
     if (f->image) {
-        std::memcpy(out, f->image->data() + addr, available);
+        // Only inside the image: an address past its end must not even be formed (UB).
+        if (available > 0) std::memcpy(out, f->image->data() + addr, available);
     } else {
         size_t done = 0;
         while (done < available) {
