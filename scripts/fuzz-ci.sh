@@ -17,7 +17,7 @@ scale=${1:-1}
 # Runs per target: about 15 s each on one core of the 2-core development machine.
 declare -A runs=(
     [safetensors_header]=400000 [config]=300000 [tokenizer]=60000 [npy]=2000000
-    [recipe_json]=40000 [recipe_toml]=40000 [trace_reader]=10000
+    [recipe_json]=15000 [recipe_toml]=15000 [trace_reader]=10000
 )
 targets=(safetensors_header config tokenizer npy recipe_json recipe_toml trace_reader)
 
