@@ -163,7 +163,13 @@ Status Dataset::readBlock(const Type& memType, void* data, const Dims& start,
 
 Result<uint64_t> Dataset::storageSize() const {
     auto lock = lockLibrary();
-    return static_cast<uint64_t>(H5Dget_storage_size(id()));
+    // HDF5 1.10 returns 0 both for a dataset with nothing allocated and on failure; only the
+    // error stack tells them apart.
+    H5Eclear2(H5E_DEFAULT);
+    const hsize_t size = H5Dget_storage_size(id());
+    if (size == 0 && H5Eget_num(H5E_DEFAULT) > 0)
+        return makeError(ErrorKind::Format, where(), "cannot get the stored size");
+    return static_cast<uint64_t>(size);
 }
 
 Result<uint64_t> Dataset::allocatedChunks() const {

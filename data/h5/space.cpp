@@ -60,20 +60,23 @@ Type Type::nativeInt64() {
     return copyOf(H5T_NATIVE_INT64);
 }
 
+// A builder whose HDF5 calls fail (out of memory only: the arguments are constants) returns a
+// Type without an identifier, so the dataset or attribute it is used for fails with HDF5's error
+// instead of being written with a half-built type.
 Type Type::utf8String() {
     auto lock = lockLibrary();
     Type type = copyOf(H5T_C_S1);
-    H5Tset_size(type.id(), H5T_VARIABLE);
-    H5Tset_cset(type.id(), H5T_CSET_UTF8);
+    if (H5Tset_size(type.id(), H5T_VARIABLE) < 0 || H5Tset_cset(type.id(), H5T_CSET_UTF8) < 0)
+        type.m_handle = Handle();
     return type;
 }
 
 Type Type::float16() {
     auto lock = lockLibrary();
     Type type = copyOf(H5T_IEEE_F32LE);
-    H5Tset_fields(type.id(), 15, 10, 5, 0, 10);
-    H5Tset_size(type.id(), 2);
-    H5Tset_ebias(type.id(), 15);
+    if (H5Tset_fields(type.id(), 15, 10, 5, 0, 10) < 0 || H5Tset_size(type.id(), 2) < 0 ||
+        H5Tset_ebias(type.id(), 15) < 0)
+        type.m_handle = Handle();
     return type;
 }
 
