@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from . import _core
+from ._errors import Error
 from ._spans import span
 
 
@@ -178,8 +178,11 @@ class Trace:
         """``gatescope export``: writes a figure (``map``, ``grid``, ``retention``, ``loss`` or
         ``compare`` against the trace ``compare``) to ``out`` (.png, .svg or .pdf) and returns
         its title. Same painter and bytes as the CLI; loads Qt (offscreen) on first use."""
-        from . import _figures
-
+        try:
+            from . import _figures
+        except ImportError as e:
+            raise Error("this build has no figure export (configured with GATESCOPE_GUI=OFF)",
+                        "unsupported") from e
         begin, end = (0, -1) if range is None else span(range, self.n_tokens, "range")
         other = compare.path if isinstance(compare, Trace) else (compare or "")
         return _figures.export({

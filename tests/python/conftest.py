@@ -6,13 +6,14 @@ values come from the CLI's output and from h5py reads of the files, never from t
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
 
 CLI = os.environ.get("GATESCOPE_CLI", "")
 SOURCE = pathlib.Path(os.environ.get("GATESCOPE_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
-DATA = pathlib.Path(os.environ.get("GATESCOPE_TEST_DATA", "/tmp/gatescope-python-tests"))
+DATA_ROOT = pathlib.Path(os.environ.get("GATESCOPE_TEST_DATA", "/tmp/gatescope-python-tests"))
 TEXT = SOURCE / "resources" / "samples" / "forgetting.txt"
 ARCHS = ["fox", "transformer", "gated_fwa", "power", "gsa", "wall"]
 N = 300  # not a multiple of the 256-cell tile
@@ -31,12 +32,24 @@ def cli_json(*args):
     return json.loads(run_cli(*args).stdout)
 
 
+def data_dir():
+    """The traces of this CLI binary: a rebuilt CLI (another trace writer) makes new ones, and
+    the folders of earlier binaries go."""
+    stat = os.stat(CLI)
+    folder = DATA_ROOT / f"cli-{stat.st_mtime_ns}-{stat.st_size}"
+    if not folder.exists():
+        for old in DATA_ROOT.glob("cli-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def make_trace(name, model, *extra):
-    """A trace of the sample text by the CLI, made once under DATA."""
-    out = DATA / f"{name}.h5"
+    """A trace of the sample text by the CLI, made once per CLI binary."""
+    folder = data_dir()
+    out = folder / f"{name}.h5"
     if not out.exists():
-        DATA.mkdir(parents=True, exist_ok=True)
-        tmp = DATA / f"{name}-{os.getpid()}.h5"
+        tmp = folder / f"{name}-{os.getpid()}.h5"
         run_cli("trace", "--model", SOURCE / "resources" / "models" / model, "--input", TEXT,
                 "--out", tmp, *extra)
         os.replace(tmp, out)
