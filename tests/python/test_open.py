@@ -1,13 +1,11 @@
 """gatescope.open and what a Trace reads, against `gatescope info --json` and h5py."""
 
-import json
-
 import h5py
 import numpy as np
 import pytest
 
 import gatescope
-from conftest import ARCHS, cli_json
+from conftest import ARCHS, cli_json, run_cli
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -56,13 +54,16 @@ def test_missing_and_corrupt_files_raise_naming_them(tmp_path):
         gatescope.open(missing)
     assert str(missing) in str(e.value) and e.value.kind == "io"
     assert isinstance(e.value, OSError) and isinstance(e.value, gatescope.Error)
-    corrupt = tmp_path / "corrupt.h5"
-    corrupt.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)
-    with pytest.raises(gatescope.Error) as e:
-        gatescope.open(corrupt)
-    assert str(corrupt) in str(e.value) and e.value.file == str(corrupt)
-    r = json.loads(json.dumps({"kind": e.value.kind}))
-    assert r["kind"] in ("format", "io")
+    for name, data in (("corrupt.h5", b"\x89HDF\r\n\x1a\n" + b"\0" * 100),
+                       ("text.h5", b"hello\n")):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(gatescope.FormatError) as e:
+            gatescope.open(path)
+        assert str(e.value).startswith(f"{path}: ") and e.value.file == str(path)
+        assert e.value.kind == "format"
+    # The CLI says the same
+    assert str(e.value) in run_cli("info", path, check=False).stderr
 
 
 def test_bad_arguments_raise_usage_and_missing_errors(traces):
