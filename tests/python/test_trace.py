@@ -96,3 +96,14 @@ def test_ctrl_c_cancels_and_leaves_no_file(tmp_path):
         timer.cancel()
     assert time.monotonic() - started < 30
     assert os.listdir(tmp_path) == []
+
+
+def test_cuda_without_a_gpu_fails_first_and_leaves_nothing(tmp_path):
+    out = tmp_path / "x.h5"
+    try:
+        gatescope.trace(FOX, "abc", out, device="cuda")
+    except gatescope.Error as e:  # this build or machine has no GPU: never a silent CPU run
+        assert e.kind == "unsupported" and "cuda" in str(e).lower()
+        assert os.listdir(tmp_path) == []
+    else:
+        assert "cuda" in gatescope.open(out).manifest["device"]
