@@ -10,6 +10,9 @@
 #   widgets/  never includes app/ or engine/ (the viewer is handed the trace job by app/)
 #   widgets/, app/: no LibTorch include at all
 #   tests/core, tests/widgets: nothing of engine/ or LibTorch (their suites link no LibTorch)
+#   python/   (the pybind11 modules) no LibTorch include; engine/ only in engine_module.cpp (the
+#             _engine module), Qt and widgets/ only in figures_module.cpp (_figures), so the
+#             reading module _core stays LibTorch- and Qt-free
 #   HDF5 (<hdf5.h>, its H5*public.h, data/h5/) only inside data/ and tests/data/: nowhere else
 #             includes it, nor a data/ header that reaches it through other data/ headers, so
 #             core/, engine/, widgets/ and app/ see traces only through the typed data/trace API
@@ -47,9 +50,14 @@ check() {
     forbid app "$torch" "app/ reaches LibTorch only through engine/"
     forbid tests/core "engine/|$torch" "core_tests link no LibTorch"
     forbid tests/widgets "engine/|$torch" "widgets_tests link no LibTorch"
+    forbid python "$torch" "python/ reaches LibTorch only through engine/ (gatescope._engine)"
+    forbid python "engine/" "only gatescope._engine (engine_module.cpp) links the engine" \
+        '^python/src/engine_module\.cpp:'
+    forbid python "app/|widgets/|$qt" "only gatescope._figures (figures_module.cpp) links Qt" \
+        '^python/src/figures_module\.cpp:'
     local hdf5
     hdf5=$(hdf5_headers)
-    for folder in kernels core engine widgets app bench fuzz; do
+    for folder in kernels core engine widgets app bench fuzz python; do
         forbid "$folder" "$hdf5" "HDF5 stays inside data/ (use the typed data/trace API)"
     done
     forbid tests "$hdf5" "HDF5 stays inside data/ and tests/data/" '^tests/data/'
@@ -77,7 +85,7 @@ self_test() {
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp"/{data/trace,kernels/cpu,core/maps,engine/models,engine/trace,widgets/view,app/cli}
-    mkdir -p "$tmp"/tests/{core,widgets,data,app} "$tmp"/{data/h5,fuzz,bench}
+    mkdir -p "$tmp"/tests/{core,widgets,data,app} "$tmp"/{data/h5,fuzz,bench,python/src}
     echo '#include "core/maps/head_maps.h"' >"$tmp/data/trace/a.cpp"
     echo '#include "data/h5/handle.h"' >"$tmp/kernels/cpu/b.h"
     echo '#include "data/common/result.h"' >"$tmp/kernels/cpu/ok.h"
@@ -102,6 +110,10 @@ self_test() {
     echo '#include <hdf5.h>' >"$tmp/tests/app/h5_raw.cpp"
     echo '#include "data/trace/clean.h"' >"$tmp/app/cli/trace_ok.cpp"
     echo '#include "data/h5/ok.h"' >"$tmp/tests/data/h5_ok.cpp"
+    echo '#include "engine/trace/trace_job.h"' >"$tmp/python/src/l.cpp"
+    echo '#include "engine/trace/trace_job.h"' >"$tmp/python/src/engine_module.cpp"
+    echo '#include <QGuiApplication>' >"$tmp/python/src/m.cpp"
+    echo '#include "widgets/figures/figure.h"' >"$tmp/python/src/figures_module.cpp"
     local out
     out=$(check "$tmp")
     local status=$?
@@ -109,11 +121,12 @@ self_test() {
     for file in data/trace/a.cpp kernels/cpu/b.h core/maps/c.cpp core/maps/d.cpp core/maps/g.h \
         engine/trace/h.h widgets/view/e.cpp widgets/view/i.cpp tests/core/j.cpp engine/trace/k.cpp \
         app/cli/f.cpp core/maps/h5_through_trace.h widgets/view/h5_public.cpp fuzz/h5_wrapper.cpp \
-        tests/app/h5_raw.cpp; do
+        tests/app/h5_raw.cpp python/src/l.cpp python/src/m.cpp; do
         grep -q "^layering: $file:" <<<"$out" || { echo "self-test: $file not reported"; missing=1; }
     done
     for file in kernels/cpu/ok.h engine/models/ok.h engine/trace/ok.cpp app/cli/trace_ok.cpp \
-        tests/data/h5_ok.cpp data/h5/ok.h data/trace/outer.h; do
+        tests/data/h5_ok.cpp data/h5/ok.h data/trace/outer.h python/src/engine_module.cpp \
+        python/src/figures_module.cpp; do
         grep -q "^layering: $file:" <<<"$out" && { echo "self-test: $file reported"; missing=1; }
     done
     [[ $status -eq 1 && $missing -eq 0 ]] || { echo "$out"; echo "self-test: FAILED"; exit 1; }
@@ -126,7 +139,7 @@ if [[ ${1:-} == --self-test ]]; then
 fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 if check "$root"; then
-    echo "layering: ok (data, kernels, core, engine, widgets, app, tests; HDF5 inside data)"
+    echo "layering: ok (data, kernels, core, engine, widgets, app, tests, python; HDF5 inside data)"
 else
     exit 1
 fi

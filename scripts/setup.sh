@@ -19,6 +19,7 @@ packages=(
     clang libclang-rt-14-dev  # libFuzzer and the sanitizers of the `fuzz` preset (scripts/fuzz.sh)
     libsentencepiece-dev  # tokenizer.model (SentencePiece) of Llama / Mistral / GSA checkpoints
     sentencepiece         # spm_train / spm_encode: the reference of the SentencePiece tests
+    python3-dev pybind11-dev python3-pytest  # the Python module (python/) and its tests
 )
 
 # The tokenizer.json reference tests run Hugging Face's tokenizers in Node (transformers.js);

@@ -6,31 +6,12 @@
 #include "app/cli/command.h"
 #include "app/cli/commands.h"
 #include "app/cli/report.h"
+#include "core/analysis/trace_info.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::app {
 
 namespace {
-
-nlohmann::json layerJson(const data::LayerInfo& layer) {
-    nlohmann::json out = {{"index", layer.index},
-                          {"score_kind", layer.header.scoreKind},
-                          {"heads", layer.header.nHeads},
-                          {"kv_heads", layer.header.nKvHeads},
-                          {"head_dim", layer.header.headDim},
-                          {"channels", layer.header.nChannels},
-                          {"gates", layer.hasGates},
-                          {"extras", layer.header.extras}};
-    for (const auto& f : layer.factors)
-        out["factors"][f.name] = f.shape;
-    for (const auto& p : layer.pyramids) {
-        nlohmann::json pools = nlohmann::json::array();
-        for (auto pool : p.pools)
-            pools.push_back(data::toString(pool));
-        out["pyramids"][p.map] = {{"levels", p.levels}, {"pools", pools}};
-    }
-    return out;
-}
 
 void printText(const data::TraceSummary& s, const nlohmann::json& manifest);
 
@@ -58,14 +39,7 @@ int printTraceInfo(const std::string& path, bool json) {
         auto manifest = (*reader)->manifest();
         if (!manifest) return reportError(manifest.error());
 
-        nlohmann::json out = {{"path", s.path},
-                              {"format_version", s.formatVersion},
-                              {"model_type", s.modelType},
-                              {"n_tokens", s.nTokens},
-                              {"compression", s.compression},
-                              {"per_token", s.hasPerToken}};
-        for (const auto& layer : s.layers)
-            out["layers"].push_back(layerJson(layer));
+        nlohmann::json out = core::traceSummaryJson(s);
         out["manifest"] = *manifest;
         if (json) {
             fmt::print("{}\n", out.dump(2));
