@@ -162,11 +162,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);
-    tabifyDockWidget(docks[2], docks[3]);
-    docks[2]->raise();
-    resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
-    resizeDocks({docks[2]}, {230}, Qt::Vertical);
-    restoreState(QSettings().value("window/state").toByteArray());  // dock layout, by object name
+    restoreLayout();
     if (m_gridDock) {
         // A needle grid stays in sight, on the left with the Overview, so other cells are a
         // click away; the map keeps the centre.
@@ -244,9 +240,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    if (m_session) settings.setValue("window/state", saveState());
+    saveLayout();
     QMainWindow::closeEvent(event);
 }
 

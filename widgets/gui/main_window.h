@@ -68,6 +68,12 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// View > Reset Layout: every dock back to its default place and size; the map keeps most
+    /// of the window (main_window_layout.cpp).
+    void resetLayout();
+    /// Whether the central widget (the map, or compare mode's canvases) is shown at a usable
+    /// size: at least a third of the window and no narrower than any side dock.
+    bool layoutShowsMap() const;
 
 signals:
     /// ok: the session is installed; otherwise `error` says why (also shown in a message box
@@ -94,6 +100,15 @@ private:
     void showHover();
     void find(bool next);
     void rebuildViewMenu();
+    /// The default layout, then the saved one over it, then guardLayout().
+    void restoreLayout();
+    /// Every dock in its default area (tabs, visibility), and its default size.
+    void placeDocks();
+    void sizeDocks();
+    /// Once the layout settles: back to the default layout if it hides the map.
+    void guardLayout();
+    /// Window geometry and (when it shows the map) the dock layout, to QSettings.
+    void saveLayout();
     void applyPendingFocus(const QString& path);
     /// Shows `grid` in the Needle Grid dock, creating the dock the first time.
     void showNeedleGrid(std::shared_ptr<const NeedleGrid> grid);

@@ -100,6 +100,10 @@ void MainWindow::rebuildViewMenu() {
         if (d->parent() != this) continue;
         m_viewMenu->addAction(d->toggleViewAction());
     }
+    if (m_session) {
+        m_viewMenu->addSeparator();
+        m_viewMenu->addAction("&Reset Layout", this, [this] { resetLayout(); });
+    }
     m_viewMenu->setEnabled(!m_viewMenu->isEmpty());
 }
 
