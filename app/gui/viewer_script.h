@@ -29,7 +29,13 @@
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
 //   row-divergence            waits for the KL/JS track of the rows on screen; prints
 //                             "row-divergence rows= first= last= mean-kl= mean-js="
-//   quit [CODE]
+//   colorbar                  prints each canvas's colour bar labels: "colorbar a|b
+//   labels=hi|mid|lo|
+//                             caption inside=0|1 right= panel-right= range=lo:hi"
+//   layout | reset-layout     prints "layout window=WxH map=WxH side-dock-max= shows-map=";
+//                             reset-layout first does View > Reset Layout
+//   resize-dock NAME W        drags dock NAME to W pixels wide
+//   quit [CODE]               closes the window (which saves its layout) and exits
 // Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test
 // harness only; viewer code never spins event loops).
 #pragma once
@@ -72,6 +78,8 @@ private:
     /// Whether compare mode (when on) has drawn everything it asked for.
     bool compareIdle();
     void sendClick(QWidget* host, double x, double y);
+    /// Commands that read what the canvases drew (viewer_script_view.cpp), like executeWindow.
+    std::optional<bool> executeView(const std::vector<std::string>& words);
     /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
     std::optional<bool> executeCompare(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits

@@ -7,12 +7,14 @@
 #include <fmt/format.h>
 
 #include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/view/color_bar.h"
 
 namespace gatescope::widgets {
 
 namespace {
 constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
 constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
+constexpr float kBarWidth = 14, kLabelGap = 3, kBarMargin = 6;
 }  // namespace
 
 std::string HeatmapCanvasPanel::valueName() const {
@@ -129,35 +131,45 @@ void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
     dl->AddLine(ImVec2(x, m_origin.y), ImVec2(x, m_origin.y + m_size.y), col);
 }
 
+float HeatmapCanvasPanel::colorBarWidth() const {
+    // The bar, a gap and the widest label or caption, so that no label is cut at the panel edge.
+    const ColorSettings& colors = m_session.context().colors();
+    float text = ImGui::CalcTextSize(colorBarCaption(colors).c_str()).x - kBarWidth - kLabelGap;
+    for (const ColorBarTick& tick : colorBarTicks(colors, m_range))
+        text = std::max(text, ImGui::CalcTextSize(tick.text.c_str()).x);
+    // In steps of 10 px (at least 70), so that the map does not resize with every new label.
+    const float width = kBarMargin + kBarWidth + kLabelGap + text + kBarMargin;
+    return std::max(70.f, std::ceil(width / 10) * 10);
+}
+
 void HeatmapCanvasPanel::drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size) {
     const ColorSettings& colors = m_session.context().colors();
-    const float barW = 14;
     const int steps = std::max(2, static_cast<int>(size.y / 2));
     for (int i = 0; i < steps; ++i) {
         // Top is hi; sample the scale's value at this height so log/gamma bars are honest.
-        const double t = 1.0 - (i + 0.5) / steps;
-        double v = m_range.lo + t * (m_range.hi - m_range.lo);
-        if (colors.scale == ScaleKind::Log) {
-            const double lo = std::log(std::max(m_range.lo, colors.logFloor));
-            v = std::exp(lo + t * (std::log(std::max(m_range.hi, colors.logFloor * 2)) - lo));
-        }
+        const double v = colorBarValueAt(colors, m_range, 1.0 - (i + 0.5) / steps);
         const float y0 = origin.y + size.y * i / steps, y1 = origin.y + size.y * (i + 1) / steps;
-        dl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(origin.x + barW, y1),
+        dl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(origin.x + kBarWidth, y1),
                           colorOf(v, colors, m_range));
     }
-    dl->AddRect(origin, ImVec2(origin.x + barW, origin.y + size.y), IM_COL32(120, 120, 120, 255));
-    auto label = [&](double value, float y) {
-        const std::string s = fmt::format("{:.3g}", value);
-        dl->AddText(ImVec2(origin.x + barW + 3, y), kLabel, s.c_str());
-    };
-    label(m_range.hi, origin.y);
-    const double mid = colors.scale == ScaleKind::Log
-                           ? std::sqrt(std::max(m_range.lo, colors.logFloor) * m_range.hi)
-                           : (m_range.lo + m_range.hi) / 2;
-    label(mid, origin.y + size.y / 2 - 7);
-    label(m_range.lo, origin.y + size.y - 14);
-    dl->AddText(ImVec2(origin.x, origin.y + size.y + 4), IM_COL32(180, 180, 180, 255),
-                toString(colors.scale));
+    dl->AddRect(origin, ImVec2(origin.x + kBarWidth, origin.y + size.y),
+                IM_COL32(120, 120, 120, 255));
+    m_barLabels.clear();
+    const float lineH = ImGui::GetTextLineHeight();
+    for (const ColorBarTick& tick : colorBarTicks(colors, m_range)) {
+        // Centred on its height, kept within the bar's extent.
+        const float y = std::clamp(origin.y + size.y * float(1.0 - tick.at) - lineH / 2, origin.y,
+                                   origin.y + size.y - lineH);
+        const ImVec2 at(origin.x + kBarWidth + kLabelGap, y);
+        dl->AddText(at, kLabel, tick.text.c_str());
+        const ImVec2 sz = ImGui::CalcTextSize(tick.text.c_str());
+        m_barLabels.push_back({tick.text, at.x, at.y, at.x + sz.x, at.y + sz.y});
+    }
+    const std::string caption = colorBarCaption(colors);
+    const ImVec2 at(origin.x, origin.y + size.y + 4);
+    dl->AddText(at, IM_COL32(180, 180, 180, 255), caption.c_str());
+    const ImVec2 sz = ImGui::CalcTextSize(caption.c_str());
+    m_barLabels.push_back({caption, at.x, at.y, at.x + sz.x, at.y + sz.y});
 }
 
 void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {

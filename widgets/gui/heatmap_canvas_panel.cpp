@@ -7,7 +7,6 @@ namespace gatescope::widgets {
 
 namespace {
 constexpr float kLossStripHeight = 56;
-constexpr float kColorBarWidth = 70;
 constexpr float kStatusHeight = 20;
 }  // namespace
 
@@ -17,7 +16,9 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     const ImVec2 win = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     m_origin = ImVec2(win.x, win.y + kStatusHeight);
-    m_size = ImVec2(std::max(16.f, avail.x - kColorBarWidth),
+    m_panelRight = win.x + avail.x;
+    const float barWidth = colorBarWidth();
+    m_size = ImVec2(std::max(16.f, avail.x - barWidth),
                     std::max(16.f, avail.y - kLossStripHeight - kStatusHeight - 4));
     // A follower of a shared viewport draws through it as sized by the leader.
     const bool resized =
@@ -73,8 +74,7 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     drawLabels(dl);
     drawHover(dl);
     dl->PopClipRect();
-    drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y),
-                 ImVec2(kColorBarWidth - 8, m_size.y));
+    drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y), ImVec2(barWidth, m_size.y));
     drawStatus(dl);
     const ImVec2 stripAt(m_origin.x, m_origin.y + m_size.y + 4),
         stripSize(m_size.x, kLossStripHeight);

@@ -72,6 +72,16 @@ public:
     bool complete() const { return m_complete; }
     /// The colour range in force.
     ValueRange range() const { return m_range; }
+    /// A text drawn by the last frame, with its rectangle in host pixels (x0, y0, x1, y1).
+    struct DrawnText {
+        std::string text;
+        float x0, y0, x1, y1;
+    };
+    /// The colour bar's labels and caption as drawn in the last frame (tests check that they
+    /// lie inside the panel).
+    const std::vector<DrawnText>& colorBarLabels() const { return m_barLabels; }
+    /// The panel's right edge in host pixels, as of the last frame.
+    float panelRight() const { return m_panelRight; }
 
 private:
     void handleInput(ImVec2 size);
@@ -83,6 +93,8 @@ private:
     void drawLabels(ImDrawList* dl);
     void drawCursor(ImDrawList* dl);
     void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+    /// The width the colour bar and its labels take at the right of the map.
+    float colorBarWidth() const;
     void drawStatus(ImDrawList* dl);
     std::string valueName() const;
 
@@ -110,6 +122,8 @@ private:
     uint64_t m_style = 1;
     std::vector<TilePtr> m_drawn;  // tiles drawn this frame, for hover lookups
     bool m_complete = false;
+    std::vector<DrawnText> m_barLabels;
+    float m_panelRight = 0;
 };
 
 }  // namespace gatescope::widgets

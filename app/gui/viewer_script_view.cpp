@@ -1,0 +1,55 @@
+// ViewerScript's commands that read what the canvas drew: the colour bar's labels (and whether
+// they lie inside the panel). See viewer_script.h for the command list.
+#include <fmt/core.h>
+
+#include "app/gui/viewer_script.h"
+#include "widgets/gui/compare_view.h"
+#include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/imgui_host.h"
+#include "widgets/gui/main_window.h"
+
+namespace gatescope::app {
+
+using namespace widgets;
+
+namespace {
+
+/// "colorbar NAME labels=a|b|c inside=0|1 right= panel-right=" for one canvas.
+void printColorBar(const std::string& name, const HeatmapCanvasPanel& canvas) {
+    std::string labels;
+    float right = 0, top = 1e9f, bottom = 0;
+    for (const auto& t : canvas.colorBarLabels()) {
+        labels += (labels.empty() ? "" : "|") + t.text;
+        right = std::max(right, t.x1);
+        top = std::min(top, t.y0);
+        bottom = std::max(bottom, t.y1);
+    }
+    const bool inside = !canvas.colorBarLabels().empty() && right <= canvas.panelRight() &&
+                        top >= canvas.canvasOrigin().y;
+    fmt::print(
+        "script: colorbar {} labels={} inside={} right={:.0f} panel-right={:.0f} "
+        "range={:.6g}:{:.6g}\n",
+        name, labels, inside ? 1 : 0, right, canvas.panelRight(), canvas.range().lo,
+        canvas.range().hi);
+}
+
+}  // namespace
+
+std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w) {
+    const std::string& cmd = w[0];
+    if (cmd == "colorbar") {
+        // Every canvas on screen: A (and in compare mode B).
+        frames(2);
+        if (!waitIdle()) return false;
+        frames(2);
+        HeatmapCanvasPanel* canvas = m_window.canvasPanel();
+        if (!canvas) return false;
+        printColorBar("a", *canvas);
+        if (CompareView* compare = m_window.compareView())
+            printColorBar("b", compare->canvasPanelB());
+        return true;
+    }
+    return std::nullopt;
+}
+
+}  // namespace gatescope::app
