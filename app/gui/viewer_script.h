@@ -27,6 +27,9 @@
 //   compare-summary           prints that line for the compare mode already open
 //   diff-mode diff|log-ratio  the difference view's mode
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
+//   linked                    after hover on A: waits for and prints the read-out B's and the
+//                             difference canvas show at that cell: "linked b|diff query= key=
+//                             value= exact="
 //   row-divergence            waits for the KL/JS track of the rows on screen; prints
 //                             "row-divergence rows= first= last= mean-kl= mean-js="
 //   colorbar                  prints each canvas's colour bar labels: "colorbar a|b

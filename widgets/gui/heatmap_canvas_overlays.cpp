@@ -27,7 +27,20 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
     const bool inside = mx >= 0 && my >= 0 && mx < m_size.x && my < m_size.y;
     auto cell = inside ? m_view->cellAt(mx, my) : std::nullopt;
-    if (!cell || cell->key > cell->query) {
+    bool linked = false;
+    if (m_link) {
+        // Compare mode: the canvas under the mouse points at a cell; the others read that cell.
+        if (inside && cell && cell->key <= cell->query)
+            m_link->setPointer(CanvasLink::Pointer{m_linkSlot, cell->query, cell->key});
+        else
+            m_link->clearPointer(m_linkSlot);
+        const auto& p = m_link->pointer();
+        if (!inside && p && p->slot != m_linkSlot) {
+            cell = Cell{p->query, p->key};
+            linked = true;
+        }
+    }
+    if (!cell || cell->key > cell->query || cell->query >= m_session.document().n()) {
         ctx.setHover(std::nullopt);
         return;
     }
@@ -82,12 +95,27 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
                                  ? "exact"
                                  : (info.exact ? fmt::format("exact; {} = {:.6g}", block, pooled)
                                                : block + ", exact value loading");
-    ImGui::SetTooltip("query %lld '%s'\nkey   %lld '%s'\n%s = %.6g  (%s)",
-                      static_cast<long long>(cell->query),
-                      displayToken(text[static_cast<size_t>(cell->query)]).c_str(),
-                      static_cast<long long>(cell->key),
-                      displayToken(text[static_cast<size_t>(cell->key)]).c_str(),
-                      valueName().c_str(), info.value, what.c_str());
+    const std::string readout = fmt::format(
+        "query {} '{}'\nkey   {} '{}'\n{} = {:.6g}  ({})", cell->query,
+        displayToken(text[static_cast<size_t>(cell->query)]), cell->key,
+        displayToken(text[static_cast<size_t>(cell->key)]), valueName(), info.value, what);
+    if (!linked) {
+        ImGui::SetTooltip("%s", readout.c_str());
+        return;
+    }
+    // The cell another canvas points at: the same read-out, in a box beside the cell that stays
+    // inside this canvas.
+    const ImVec2 sz = ImGui::CalcTextSize(readout.c_str());
+    const float cx = m_origin.x + float(m_view->screenX(cell->key + 1.0)) + 12;
+    const float cy = m_origin.y + float(m_view->screenY(cell->query + 1.0)) + 12;
+    const float x =
+        std::clamp(cx, m_origin.x, std::max(m_origin.x, m_origin.x + m_size.x - sz.x - 8));
+    const float y =
+        std::clamp(cy, m_origin.y, std::max(m_origin.y, m_origin.y + m_size.y - sz.y - 8));
+    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + sz.x + 8, y + sz.y + 8), IM_COL32(40, 40, 48, 235),
+                      4);
+    dl->AddRect(ImVec2(x, y), ImVec2(x + sz.x + 8, y + sz.y + 8), IM_COL32(255, 255, 255, 120), 4);
+    dl->AddText(ImVec2(x + 4, y + 4), kLabel, readout.c_str());
 }
 
 void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {

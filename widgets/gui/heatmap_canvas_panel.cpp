@@ -120,24 +120,32 @@ void HeatmapCanvasPanel::handleInput(ImVec2 size) {
 
 void HeatmapCanvasPanel::updateRange(const std::vector<TileKey>& keys) {
     const ColorSettings& colors = m_session.context().colors();
-    double lo = 0, hi = 0, pos = 0;
-    bool any = false;
+    SeenValues seen;
     for (const TileKey& key : keys) {
         TilePtr t = m_session.tiles().find(key);
         if (!t) continue;
-        lo = any ? std::min(lo, double(t->min)) : t->min;
-        hi = any ? std::max(hi, double(t->max)) : t->max;
+        seen.lo = seen.any ? std::min(seen.lo, double(t->min)) : t->min;
+        seen.hi = seen.any ? std::max(seen.hi, double(t->max)) : t->max;
         if (t->minPositive > 0)
-            pos = pos > 0 ? std::min(pos, double(t->minPositive)) : t->minPositive;
-        any = true;
+            seen.minPositive = seen.minPositive > 0
+                                   ? std::min(seen.minPositive, double(t->minPositive))
+                                   : t->minPositive;
+        seen.any = true;
     }
     const bool colorsChanged = !m_lastColors || !(*m_lastColors == colors);
-    ValueRange next = any || !colors.autoRange ? resolveRange(colors, lo, hi, pos) : m_range;
+    if (m_link && m_linkRange) {
+        // Compare mode: one range for A and B, from what both canvases see.
+        const ValueRange shared = m_link->update(m_linkSlot, seen, colors);
+        if (colorsChanged || shared.lo != m_range.lo || shared.hi != m_range.hi) {
+            m_range = shared;
+            m_lastColors = colors;
+            ++m_style;
+        }
+        return;
+    }
+    const ValueRange next = unionRange({seen}, colors, m_range);
     // Hysteresis: small changes of the automatic range do not recolour every texture.
-    const double span = std::max(1e-12, m_range.hi - m_range.lo);
-    const bool moved = std::abs(next.lo - m_range.lo) > 0.05 * span ||
-                       std::abs(next.hi - m_range.hi) > 0.05 * span;
-    if (colorsChanged || moved) {
+    if (colorsChanged || rangeMoved(m_range, next)) {
         m_range = next;
         m_lastColors = colors;
         ++m_style;

@@ -18,6 +18,7 @@
 #include "widgets/gui/panel.h"
 #include "widgets/gui/tile_textures.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/canvas_link.h"
 #include "widgets/view/tile_plan.h"
 #include "widgets/view/viewport.h"
 
@@ -53,6 +54,17 @@ public:
         m_view = std::move(shared);
         m_initialized = true;
         m_follower = !leader;
+    }
+    /// Compare mode: share one colour range and the pointed cell with the other canvases of
+    /// `link` (A and B). A canvas not under the mouse outlines the pointed cell and shows its
+    /// read-out there.
+    /// With `shareRange` false only the pointed cell is shared (the difference canvas keeps its
+    /// own diverging range).
+    void shareCanvasLink(std::shared_ptr<CanvasLink> link, bool shareRange = true) {
+        m_link = std::move(link);
+        m_linkSlot = m_link ? m_link->join() : -1;
+        m_linkRange = shareRange;
+        m_lastColors.reset();  // the next frame resolves its range afresh
     }
     /// Compare mode: the TileKey::variant of every tile this canvas asks for (the DiffMode).
     void setTileVariant(int variant) { m_variant = variant; }
@@ -123,6 +135,9 @@ private:
     std::vector<TilePtr> m_drawn;  // tiles drawn this frame, for hover lookups
     bool m_complete = false;
     std::vector<DrawnText> m_barLabels;
+    std::shared_ptr<CanvasLink> m_link;
+    int m_linkSlot = -1;
+    bool m_linkRange = false;
     float m_panelRight = 0;
 };
 

@@ -109,12 +109,18 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::guardLayout() {
-    // Checked once the layout has settled (after this event and the resizes it causes).
-    QTimer::singleShot(0, this, [this] {
-        if (!m_session || layoutShowsMap()) return;
-        resetLayout();
-        statusBar()->showMessage("The saved dock layout hid the map: the default layout is back",
-                                 6000);
+    // Checked once the layout has settled (after this event and the resizes it causes), and
+    // again a moment later before acting: a central widget that was just replaced (compare
+    // mode's splitter) is not laid out yet.
+    QWidget* central = centralWidget();
+    QTimer::singleShot(0, this, [this, central] {
+        if (!m_session || centralWidget() != central || layoutShowsMap()) return;
+        QTimer::singleShot(250, this, [this, central] {
+            if (!m_session || centralWidget() != central || layoutShowsMap()) return;
+            resetLayout();
+            statusBar()->showMessage(
+                "The saved dock layout hid the map: the default layout is back", 6000);
+        });
     });
 }
 
