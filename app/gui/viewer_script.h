@@ -35,6 +35,8 @@
 //   colorbar                  prints each canvas's colour bar labels: "colorbar a|b
 //   labels=hi|mid|lo|
 //                             caption inside=0|1 right= panel-right= range=lo:hi"
+//   messages                  prints the Messages dock: "messages lines= shown=", then one
+//                             "message TEXT" per line
 //   layout | reset-layout     prints "layout window=WxH map=WxH side-dock-max= shows-map=";
 //                             reset-layout first does View > Reset Layout
 //   resize-dock NAME W        drags dock NAME to W pixels wide

@@ -1,6 +1,7 @@
 // ViewerScript's commands that read what the canvas drew: the colour bar's labels (and whether
 // they lie inside the panel). See viewer_script.h for the command list.
 #include <fmt/core.h>
+#include <QStringList>
 
 #include "app/gui/viewer_script.h"
 #include "widgets/gui/compare_view.h"
@@ -47,6 +48,18 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
         printColorBar("a", *canvas);
         if (CompareView* compare = m_window.compareView())
             printColorBar("b", compare->canvasPanelB());
+        return true;
+    }
+    if (cmd == "messages") {
+        // The Messages dock's text, one output line per message line, and whether it is shown.
+        frames(2);
+        const QString text = m_window.messagesText();
+        const auto* dock = m_window.findChild<QWidget*>("messagesDock");
+        const QStringList lines = text.isEmpty() ? QStringList() : text.split('\n');
+        fmt::print("script: messages lines={} shown={}\n", lines.size(),
+                   dock && dock->isVisible() ? 1 : 0);
+        for (const QString& line : lines)
+            fmt::print("script: message {}\n", line.toStdString());
         return true;
     }
     return std::nullopt;

@@ -38,3 +38,43 @@ TEST(GuiLabels, ColorBarLabelsInsideThePanelAndLogStatesTheFloorUnderXvfb) {
     }
     EXPECT_EQ(lines, 3) << out;
 }
+
+TEST(GuiLabels, ACorruptChunkIsReportedInFullInTheMessagesDockUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    // h5py (Debian's python3-h5py, in scripts/setup.sh) finds the chunks to spoil.
+    if (std::system("/usr/bin/python3 -c 'import h5py' > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "python3-h5py is not installed";
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty());
+    const auto dir = freshDir(screenshotDir() / "corrupt-chunk");
+    // A long path, as real ones are: the message must not stop at "error: /tm...".
+    const auto bad = dir / "a-folder-with-a-long-name-as-real-runs-have" / "corrupt-run.h5";
+    std::filesystem::create_directories(bad.parent_path());
+    std::filesystem::copy_file(trace, bad);
+    // Every chunk of head 0's level-2 attention pyramid (what the whole map shows) is overwritten
+    // inside its deflate stream: the file opens, those tiles fail to read.
+    const std::string spoil = fmt::format(
+        "/usr/bin/python3 -c \"import h5py\n"
+        "f = h5py.File('{0}', 'r'); d = f['layers/000/pyramid/attention/max/2']\n"
+        "spans = [(c.byte_offset, c.size) for c in map(d.id.get_chunk_info, "
+        "range(d.id.get_num_chunks())) if c.chunk_offset[0] == 0]\n"
+        "f.close(); g = open('{0}', 'r+b')\n"
+        "for o, s in spans: g.seek(o + 8); g.write(b'Z' * (s - 16))\n\"",
+        bad.string());
+    ASSERT_EQ(std::system(spoil.c_str()), 0) << spoil;
+    const auto png = dir / "16-corrupt-chunk-messages.png";
+    const auto script = dir / "corrupt.script";
+    std::ofstream(script) << "wait\nfit\nwait\nmessages\nscreenshot " << png.string()
+                          << "\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(bad, script, dir, status);
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("script: messages lines=1 shown=1"), std::string::npos) << out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(script: message (.*))"))) << out;
+    const std::string message = m[1];
+    // The whole path, the dataset and HDF5's reason: all of it readable (and selectable).
+    EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("/layers/000/pyramid/attention/max/2"), std::string::npos) << message;
+    EXPECT_NE(message.find("HDF5"), std::string::npos) << message;
+}

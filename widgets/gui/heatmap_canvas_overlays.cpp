@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/imgui_text.h"
 #include "widgets/view/color_bar.h"
 
 namespace gatescope::widgets {
@@ -100,7 +101,7 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
         displayToken(text[static_cast<size_t>(cell->query)]), cell->key,
         displayToken(text[static_cast<size_t>(cell->key)]), valueName(), info.value, what);
     if (!linked) {
-        ImGui::SetTooltip("%s", readout.c_str());
+        wrappedTooltip(readout);
         return;
     }
     // The cell another canvas points at: the same read-out, in a box beside the cell that stays
@@ -208,13 +209,15 @@ void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {
                        : fmt::format("level {} ({} pool, {} tok/cell)", m_choice.level,
                                      data::toString(m_base.pool), int64_t{1} << m_choice.level);
     if (ctx.map() == MapView::Product && !m_choice.exact) level += ", product of pooled maps";
+    // An error is read in full in the window's Messages dock; here it is only flagged.
     const std::string s = fmt::format(
-        "layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB{}",
-        ctx.layer(), ctx.head(), valueName(), level, m_view->tokensPerPixel(), tiles.outstanding(),
-        tiles.cache().bytes() / 1048576.0,
-        tiles.lastError() ? "  |  error: " + *tiles.lastError() : std::string());
-    dl->AddText(ImVec2(m_origin.x, m_origin.y - 18),
-                tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s.c_str());
+        "{}layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB",
+        tiles.lastError() ? "tile error (see Messages)  |  " : "", ctx.layer(), ctx.head(),
+        valueName(), level, m_view->tokensPerPixel(), tiles.outstanding(),
+        tiles.cache().bytes() / 1048576.0);
+    // Cut to the panel's width; hovering a cut line shows all of it.
+    drawElidedText(dl, ImVec2(m_origin.x, m_origin.y - 18), m_panelRight - m_origin.x,
+                   tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s);
 }
 
 }  // namespace gatescope::widgets

@@ -159,7 +159,8 @@ void HeatmapCanvasPanel::drawTiles(ImDrawList* dl, GlTextures& gl) {
     // Stand-ins first (coarser tiles), then the target tiles on top.
     for (const TileKey& key : m_visible) {
         if (!m_session.tiles().find(key)) {
-            complete = false;
+            // A tile that failed to load is settled: its error is in the Messages dock.
+            if (!m_session.tiles().failed(key)) complete = false;
             drawFallback(dl, gl, key);
         }
     }

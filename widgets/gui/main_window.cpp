@@ -48,6 +48,7 @@ MainWindow::MainWindow(core::TraceJobFunction runTrace, QWidget* parent)
         new QLabel("Open a trace: File > Open, drop a file here, or `gatescope FILE`", this);
     hint->setAlignment(Qt::AlignCenter);
     setCentralWidget(hint);
+    buildMessages();
     buildMenus();
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -111,8 +112,8 @@ void MainWindow::openDocument(
         [this, path, failureTitle, done](Result<std::shared_ptr<const TraceDocument>> doc) {
             if (!doc) {
                 const QString error = QString::fromStdString(doc.error().describe());
-                statusBar()->showMessage("Could not open " + path);
-                if (!quietErrors) QMessageBox::warning(this, failureTitle, error);
+                showError(failureTitle, error);
+                if (!quietErrors) showErrorBox(failureTitle, error);
                 done(nullptr, error);
                 return;
             }
@@ -126,7 +127,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         host->deleteLater();
     m_hosts.clear();
     for (QDockWidget* old : findChildren<QDockWidget*>()) {
-        if (old == m_gridDock) continue;  // the needle grid outlives traces
+        if (old == m_gridDock || old == m_messagesDock) continue;  // these outlive traces
         removeDockWidget(old);
         old->deleteLater();
     }
@@ -176,7 +177,11 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     }
     m_toolbar->bind(&s);
     rebuildViewMenu();
-    connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);
+    connect(&s, &ViewerSession::tilesArrived, this, [this] {
+        repaintAll();
+        checkTileErrors();
+    });
+    m_lastTileError.clear();
     connect(&s, &ViewerSession::contextChanged, this, [this] {
         repaintAll();
         showHover();

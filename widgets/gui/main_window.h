@@ -68,6 +68,13 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// Shows `message` in full in the Messages dock (selectable, wrapped, kept across traces)
+    /// and points the status bar at it (main_window_messages.cpp).
+    void showError(const QString& where, const QString& message);
+    /// A warning box (window-modal, not blocking) whose text can be selected and copied.
+    void showErrorBox(const QString& title, const QString& message);
+    /// Everything the Messages dock holds.
+    QString messagesText() const;
     /// View > Reset Layout: every dock back to its default place and size; the map keeps most
     /// of the window (main_window_layout.cpp).
     void resetLayout();
@@ -92,6 +99,9 @@ protected:
 
 private:
     void buildMenus();
+    void buildMessages();
+    /// A new tile error of the session goes to the Messages dock.
+    void checkTileErrors();
     void install(std::shared_ptr<const class TraceDocument> document);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
@@ -130,6 +140,9 @@ private:
     QMenu* m_bookmarksMenu;
     QMenu* m_viewMenu;
     QDockWidget* m_gridDock = nullptr;
+    QDockWidget* m_messagesDock = nullptr;
+    class QPlainTextEdit* m_messages = nullptr;
+    std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;

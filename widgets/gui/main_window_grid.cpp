@@ -28,8 +28,8 @@ void MainWindow::openNeedleGrid(const QString& path) {
         [this, path](Result<NeedleGrid> grid) {
             if (!grid) {
                 const QString error = QString::fromStdString(grid.error().describe());
-                statusBar()->showMessage("Could not open " + path);
-                if (!quietErrors) QMessageBox::warning(this, "Could not open needle grid", error);
+                showError("Could not open needle grid", error);
+                if (!quietErrors) showErrorBox("Could not open needle grid", error);
                 emit needleGridOpened(false, error);
                 return;
             }

@@ -43,8 +43,10 @@ void MainWindow::placeDocks() {
     place(statistics, Qt::BottomDockWidgetArea);
     if (m_compareDock) place(m_compareDock, Qt::BottomDockWidgetArea);
     if (m_gridDock) place(m_gridDock, Qt::LeftDockWidgetArea);
+    if (m_messagesDock) place(m_messagesDock, Qt::BottomDockWidgetArea);
     if (retention && statistics) tabifyDockWidget(retention, statistics);
     if (retention && m_compareDock) tabifyDockWidget(retention, m_compareDock);
+    if (retention && m_messagesDock) tabifyDockWidget(retention, m_messagesDock);
     if (overview && m_gridDock) tabifyDockWidget(overview, m_gridDock);
     // Compare mode keeps the side docks out of the way (View menu brings them back).
     for (QDockWidget* d : {overview, text})
