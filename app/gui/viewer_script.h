@@ -35,6 +35,10 @@
 //   colorbar                  prints each canvas's colour bar labels: "colorbar a|b
 //   labels=hi|mid|lo|
 //                             caption inside=0|1 right= panel-right= range=lo:hi"
+//   goto TEXT                 Go to Position with TEXT; prints "goto TEXT cursor= hint=" (the
+//                             status bar's hint when TEXT is not a position)
+//   gate-messages             prints what the Retention (and Compare) dock say instead of
+//                             tracks: "gate-message retention|compare: TEXT"
 //   messages                  prints the Messages dock: "messages lines= shown=", then one
 //                             "message TEXT" per line
 //   layout | reset-layout     prints "layout window=WxH map=WxH side-dock-max= shows-map=";

@@ -4,10 +4,13 @@
 #include <QStringList>
 
 #include "app/gui/viewer_script.h"
+#include "widgets/gui/compare_panel.h"
 #include "widgets/gui/compare_view.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
+#include "widgets/gui/retention_panel.h"
+#include "widgets/gui/viewer_session.h"
 
 namespace gatescope::app {
 
@@ -38,6 +41,7 @@ void printColorBar(const std::string& name, const HeatmapCanvasPanel& canvas) {
 
 std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w) {
     const std::string& cmd = w[0];
+    auto arg = [&](size_t i) { return i < w.size() ? w[i] : std::string(); };
     if (cmd == "colorbar") {
         // Every canvas on screen: A (and in compare mode B).
         frames(2);
@@ -48,6 +52,29 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
         printColorBar("a", *canvas);
         if (CompareView* compare = m_window.compareView())
             printColorBar("b", compare->canvasPanelB());
+        return true;
+    }
+    if (cmd == "goto") {
+        // Go to Position with the typed text: prints where the cursor went, or the hint shown.
+        const QString hint = m_window.goToText(QString::fromStdString(arg(1)));
+        frames(2);
+        fmt::print("script: goto {} cursor={} hint={}\n", arg(1),
+                   m_window.session() ? m_window.session()->context().cursor() : -1,
+                   hint.toStdString());
+        return true;
+    }
+    if (cmd == "gate-messages") {
+        // What the Retention dock and (in compare mode) the Compare dock say instead of tracks.
+        frames(2);
+        if (!waitIdle()) return false;
+        for (ImGuiHost* host : m_window.hosts()) {
+            if (host->objectName() == "retention")
+                fmt::print("script: gate-message retention: {}\n",
+                           static_cast<RetentionPanel&>(host->panel()).message());
+        }
+        if (CompareView* compare = m_window.compareView())
+            fmt::print("script: gate-message compare: {}\n",
+                       compare->comparePanel().retentionMessage());
         return true;
     }
     if (cmd == "messages") {

@@ -65,6 +65,9 @@ public:
     /// Go menu actions, also used by scripts.
     void goToPosition(int64_t token);
     void addBookmark(const QString& name);
+    /// Go to Position with typed text: moves the cursor there, or (returned, and in the status
+    /// bar) says which positions the trace has. Empty when it moved.
+    QString goToText(const QString& text);
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();

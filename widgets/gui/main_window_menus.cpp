@@ -61,14 +61,11 @@ void MainWindow::buildMenus() {
     QMenu* go = menuBar()->addMenu("&Go");
     go->addAction("Go to &Position...", QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
         if (!m_session) return;
-        const QString text =
-            QInputDialog::getText(this, "Go to position", "Token position (or NN%):");
-        if (text.isEmpty()) return;
-        auto pos = parsePosition(text.toStdString(), m_session->document().n());
-        if (pos)
-            goToPosition(*pos);
-        else
-            statusBar()->showMessage("Not a position: " + text, 4000);
+        const int64_t n = m_session->document().n();
+        const QString text = QInputDialog::getText(
+            this, "Go to position",
+            QString("Token position, 0 to %1 (or NN%):").arg(std::max<int64_t>(0, n - 1)));
+        if (!text.isEmpty()) goToText(text);
     });
     go->addAction("&Find...", QKeySequence::Find, this, [this] { find(false); });
     go->addAction("Find &Next", QKeySequence::FindNext, this, [this] { find(true); });
@@ -82,6 +79,18 @@ void MainWindow::buildMenus() {
 
     m_viewMenu = menuBar()->addMenu("&View");  // a toggle per dock, filled when docks exist
     rebuildViewMenu();
+}
+
+QString MainWindow::goToText(const QString& text) {
+    if (!m_session) return "Open a trace first.";
+    const int64_t n = m_session->document().n();
+    if (auto pos = parsePosition(text.toStdString(), n)) {
+        goToPosition(*pos);
+        return {};
+    }
+    const QString hint = QString::fromStdString(positionHint(text.toStdString(), n));
+    statusBar()->showMessage(hint, 8000);
+    return hint;
 }
 
 void MainWindow::find(bool next) {
