@@ -35,7 +35,12 @@
 //   colorbar                  prints each canvas's colour bar labels: "colorbar a|b
 //   labels=hi|mid|lo|
 //                             caption inside=0|1 right= panel-right= range=lo:hi"
-//   goto TEXT                 Go to Position with TEXT; prints "goto TEXT cursor= hint=" (the
+//   key NAME [shift]          a key press on the canvas (left right up down pageup pagedown home
+//                             end plus minus); prints "key NAME cursor= tpp= keys=A:B
+//                             queries=C:D diagonal-on-screen=0|1 masked=SHARE"
+//   help                      Help > Keyboard Shortcuts; prints "help ROW" per row, closes it
+//   goto TEXT                 Go to Position with TEXT; prints "goto TEXT cursor= masked=SHARE
+//                             hint=" (the share of the map on screen that is masked future; the
 //                             status bar's hint when TEXT is not a position)
 //   gate-messages             prints what the Retention (and Compare) dock say instead of
 //                             tracks: "gate-message retention|compare: TEXT"

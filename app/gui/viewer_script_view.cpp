@@ -1,6 +1,13 @@
 // ViewerScript's commands that read what the canvas drew: the colour bar's labels (and whether
 // they lie inside the panel). See viewer_script.h for the command list.
+#include <map>
+
 #include <fmt/core.h>
+#include <QAction>
+#include <QApplication>
+#include <QKeyEvent>
+#include <QMessageBox>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include "app/gui/viewer_script.h"
@@ -11,12 +18,29 @@
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/retention_panel.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/map_keys.h"
 
 namespace gatescope::app {
 
 using namespace widgets;
 
 namespace {
+
+/// The share of the canvas's pixels (sampled) that show the masked future, key > query, of the
+/// map's cells on screen.
+double maskedShare(const Viewport& v) {
+    int masked = 0, cells = 0;
+    const int64_t n = v.sequenceLength();
+    for (int y = 0; y < 40; ++y)
+        for (int x = 0; x < 40; ++x) {
+            const double key = v.keyAt((x + 0.5) * v.width() / 40);
+            const double query = v.queryAt((y + 0.5) * v.height() / 40);
+            if (key < 0 || query < 0 || key >= double(n) || query >= double(n)) continue;
+            ++cells;
+            masked += std::floor(key) > std::floor(query) ? 1 : 0;
+        }
+    return cells ? double(masked) / cells : 0;
+}
 
 /// "colorbar NAME labels=a|b|c inside=0|1 right= panel-right=" for one canvas.
 void printColorBar(const std::string& name, const HeatmapCanvasPanel& canvas) {
@@ -57,9 +81,10 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
     if (cmd == "goto") {
         // Go to Position with the typed text: prints where the cursor went, or the hint shown.
         const QString hint = m_window.goToText(QString::fromStdString(arg(1)));
-        frames(2);
-        fmt::print("script: goto {} cursor={} hint={}\n", arg(1),
+        frames(3);  // the canvas applies the focus in its next frame
+        fmt::print("script: goto {} cursor={} masked={:.3f} hint={}\n", arg(1),
                    m_window.session() ? m_window.session()->context().cursor() : -1,
+                   m_window.canvasPanel() ? maskedShare(m_window.canvasPanel()->view()) : 0.0,
                    hint.toStdString());
         return true;
     }
@@ -75,6 +100,50 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
         if (CompareView* compare = m_window.compareView())
             fmt::print("script: gate-message compare: {}\n",
                        compare->comparePanel().retentionMessage());
+        return true;
+    }
+    if (cmd == "key") {
+        // A real key press on the canvas (as typed with the map focused): NAME is left, right,
+        // up, down, pageup, pagedown, home, end, plus or minus; "shift" as a third word.
+        static const std::map<std::string, int> keys{
+            {"left", Qt::Key_Left},         {"right", Qt::Key_Right},   {"up", Qt::Key_Up},
+            {"down", Qt::Key_Down},         {"pageup", Qt::Key_PageUp}, {"home", Qt::Key_Home},
+            {"pagedown", Qt::Key_PageDown}, {"end", Qt::Key_End},       {"plus", Qt::Key_Plus},
+            {"minus", Qt::Key_Minus}};
+        const auto it = keys.find(arg(1));
+        ImGuiHost* host = m_window.canvasHost();
+        if (it == keys.end() || !host || !m_window.session()) return false;
+        const auto mods = arg(2) == "shift" ? Qt::ShiftModifier : Qt::NoModifier;
+        QKeyEvent press(QEvent::KeyPress, it->second, mods);
+        QApplication::sendEvent(host, &press);
+        QKeyEvent release(QEvent::KeyRelease, it->second, mods);
+        QApplication::sendEvent(host, &release);
+        frames(2);
+        const Viewport& v = m_window.canvasPanel()->view();
+        const TokenRect r = v.visible();
+        const int64_t cursor = m_window.session()->context().cursor();
+        fmt::print(
+            "script: key {} cursor={} tpp={:.6g} keys={:.1f}:{:.1f} queries={:.1f}:{:.1f} "
+            "diagonal-on-screen={} masked={:.3f}\n",
+            arg(1), cursor, v.tokensPerPixel(), r.x0, r.x1, r.y0, r.y1,
+            diagonalVisible(v, double(cursor)) ? 1 : 0, maskedShare(v));
+        return true;
+    }
+    if (cmd == "help") {
+        // Help > Keyboard Shortcuts, as the menu does; prints the dialog's rows, then closes it.
+        auto* action = m_window.findChild<QAction*>("helpShortcuts");
+        if (!action) return false;
+        action->trigger();
+        frames(2);
+        auto* box = m_window.findChild<QMessageBox*>("shortcutsDialog");
+        if (!box) return false;
+        QString text = box->text();
+        text.replace("</td><td>", " : ");
+        text.replace("</tr>", "\n");
+        text.remove(QRegularExpression("<[^>]*>"));
+        for (const QString& line : text.split('\n', Qt::SkipEmptyParts))
+            fmt::print("script: help {}\n", line.toStdString());
+        box->close();
         return true;
     }
     if (cmd == "messages") {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Qt>
+
+#include "widgets/view/map_keys.h"
+
 namespace gatescope::widgets {
 
 namespace {
@@ -34,7 +38,8 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
         m_seenFocus = ctx.focusSerial();
         m_userMoved = true;
         m_view->setTokensPerPixel(std::min(m_view->tokensPerPixel(), 1.0 / 16));
-        m_view->centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
+        // Not centred: most of the screen shows the past the cursor reads, not the masked future.
+        placeDiagonal(*m_view, ctx.cursor() + 0.5);
     }
     if (m_fitRect) {
         const TokenRect& r = *m_fitRect;
@@ -83,6 +88,53 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     else
         m_lossStrip.draw(doc, *m_view, ctx, stripAt, stripSize);
     if (m_textures.behind()) frame.wantsMoreFrames = true;
+}
+
+bool HeatmapCanvasPanel::keyPressed(int qtKey, bool shift) {
+    std::optional<MapKey> key;
+    switch (qtKey) {
+        case Qt::Key_Left:
+            key = MapKey::Left;
+            break;
+        case Qt::Key_Right:
+            key = MapKey::Right;
+            break;
+        case Qt::Key_Up:
+            key = MapKey::Up;
+            break;
+        case Qt::Key_Down:
+            key = MapKey::Down;
+            break;
+        case Qt::Key_PageUp:
+            key = MapKey::PageUp;
+            break;
+        case Qt::Key_PageDown:
+            key = MapKey::PageDown;
+            break;
+        case Qt::Key_Home:
+            key = MapKey::Home;
+            break;
+        case Qt::Key_End:
+            key = MapKey::End;
+            break;
+        case Qt::Key_Plus:
+        case Qt::Key_Equal:
+            key = MapKey::ZoomIn;
+            break;
+        case Qt::Key_Minus:
+        case Qt::Key_Underscore:
+            key = MapKey::ZoomOut;
+            break;
+        default:
+            return false;
+    }
+    if (!m_initialized) return false;
+    m_userMoved = true;
+    m_fitRect.reset();
+    ViewContext& ctx = m_session.context();
+    const int64_t next = applyMapKey(*m_view, ctx.cursor(), *key, shift);
+    if (next != ctx.cursor()) ctx.setCursor(next);
+    return true;
 }
 
 void HeatmapCanvasPanel::handleInput(ImVec2 size) {

@@ -32,6 +32,8 @@ public:
     const char* title() const override { return "Heatmap"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override { m_textures.releaseAll(textures); }
+    /// Arrows, Page Up/Down, Home/End, + and - (widgets/view/map_keys.h).
+    bool keyPressed(int qtKey, bool shift) override;
 
     /// The viewport (changes apply at the next frame). Taking it for writing counts as the user
     /// moving the view: the map is no longer refitted when the canvas is resized.

@@ -145,6 +145,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     canvasPanel()->setExportAction(
         [this] { QTimer::singleShot(0, this, [this] { showExportDialog(); }); });
     setCentralWidget(m_canvas);
+    m_canvas->setFocus();  // the map's keys work without a click first
     m_hosts = {m_canvas};
     QList<QDockWidget*> docks;
     auto dock = [&](const char* name, const char* title, std::unique_ptr<Panel> panel,

@@ -71,6 +71,8 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// Help > Keyboard Shortcuts (F1): the map's keys and the window's shortcuts.
+    void showShortcuts();
     /// Shows `message` in full in the Messages dock (selectable, wrapped, kept across traces)
     /// and points the status bar at it (main_window_messages.cpp).
     void showError(const QString& where, const QString& message);

@@ -18,6 +18,7 @@
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/run_model_dialog.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/map_keys.h"
 #include "widgets/view/token_search.h"
 
 namespace gatescope::widgets {
@@ -79,6 +80,11 @@ void MainWindow::buildMenus() {
 
     m_viewMenu = menuBar()->addMenu("&View");  // a toggle per dock, filled when docks exist
     rebuildViewMenu();
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    QAction* shortcuts = help->addAction("&Keyboard Shortcuts", QKeySequence(Qt::Key_F1), this,
+                                         [this] { showShortcuts(); });
+    shortcuts->setObjectName("helpShortcuts");
 }
 
 QString MainWindow::goToText(const QString& text) {
@@ -112,6 +118,28 @@ void MainWindow::find(bool next) {
     statusBar()->showMessage(QString("%1 matches; at token %2").arg(matches.size()).arg(*hit),
                              4000);
     goToPosition(*hit);
+}
+
+void MainWindow::showShortcuts() {
+    // A table of shortcutHelp()'s "keys<TAB>what" lines; non-blocking, text selectable.
+    QString html = "<table cellspacing='0' cellpadding='3'>";
+    for (const QString& line : QString(shortcutHelp()).split('\n')) {
+        const QStringList parts = line.split('\t');
+        if (parts.size() == 2)
+            html += QString("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(parts[0].toHtmlEscaped(), parts[1].toHtmlEscaped());
+        else if (!line.isEmpty())
+            html +=
+                QString("<tr><td colspan='2'><br><i>%1</i></td></tr>").arg(line.toHtmlEscaped());
+    }
+    html += "</table>";
+    auto* box =
+        new QMessageBox(QMessageBox::NoIcon, "Keyboard Shortcuts", html, QMessageBox::Close, this);
+    box->setObjectName("shortcutsDialog");
+    box->setTextFormat(Qt::RichText);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::rebuildRecentMenu() {
