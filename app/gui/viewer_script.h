@@ -38,6 +38,8 @@
 //   key NAME [shift]          a key press on the canvas (left right up down pageup pagedown home
 //                             end plus minus); prints "key NAME cursor= tpp= keys=A:B
 //                             queries=C:D diagonal-on-screen=0|1 masked=SHARE"
+//   axes                      prints the map's position numbers and legend: "axes keys=A|B|..
+//                             queries=..|.. inside=0|1 legend=0|1"
 //   help                      Help > Keyboard Shortcuts; prints "help ROW" per row, closes it
 //   goto TEXT                 Go to Position with TEXT; prints "goto TEXT cursor= masked=SHARE
 //                             hint=" (the share of the map on screen that is masked future; the

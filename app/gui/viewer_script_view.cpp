@@ -146,6 +146,28 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
         box->close();
         return true;
     }
+    if (cmd == "axes") {
+        // The canvas's axis numbers and legend: "axes keys=a|b|.. queries=..|.. inside=0|1
+        // legend=0|1".
+        frames(2);
+        if (!waitIdle()) return false;
+        frames(2);
+        HeatmapCanvasPanel* canvas = m_window.canvasPanel();
+        if (!canvas) return false;
+        std::string keys, queries;
+        bool inside = true;
+        const float x0 = canvas->canvasOrigin().x, y0 = canvas->canvasOrigin().y;
+        const Viewport& v = canvas->view();
+        for (const auto& t : canvas->axisLabels()) {
+            std::string& list = t.text.rfind("key ", 0) == 0 ? keys : queries;
+            list += (list.empty() ? "" : "|") + t.text.substr(t.text.find(' ') + 1);
+            inside = inside && t.x0 >= x0 && t.y0 >= y0 && t.x1 <= x0 + float(v.width()) &&
+                     t.y1 <= y0 + float(v.height());
+        }
+        fmt::print("script: axes keys={} queries={} inside={} legend={}\n", keys, queries,
+                   inside ? 1 : 0, canvas->legend().text.empty() ? 0 : 1);
+        return true;
+    }
     if (cmd == "messages") {
         // The Messages dock's text, one output line per message line, and whether it is shown.
         frames(2);

@@ -1,6 +1,8 @@
 // Labels of the real viewer under Xvfb: the colour bar's labels lie fully inside their panel, and
 // on a log scale they state the range the colours show (the floor, not the data's 1e-38 minimum).
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -77,4 +79,35 @@ TEST(GuiLabels, ACorruptChunkIsReportedInFullInTheMessagesDockUnderXvfb) {
     EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
     EXPECT_NE(message.find("/layers/000/pyramid/attention/max/2"), std::string::npos) << message;
     EXPECT_NE(message.find("HDF5"), std::string::npos) << message;
+}
+
+TEST(GuiLabels, PositionNumbersAndAnAxisLegendAboveCellLevelUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty());
+    const auto dir = freshDir(screenshotDir() / "axes");
+    const auto script = dir / "axes.script";
+    std::ofstream(script) << "wait\nfit\nwait\naxes\nscreenshot " << (dir / "19-axes.png").string()
+                          << "\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(trace, script, dir, status);
+    ASSERT_EQ(status, 0) << out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        out, m, std::regex(R"(axes keys=(\S+) queries=(\S+) inside=(\d) legend=(\d))")))
+        << out;
+    // The whole map: several round key positions from 0, increasing, all inside the canvas.
+    std::vector<long> keys;
+    std::stringstream list(m[1].str());
+    for (std::string item; std::getline(list, item, '|');) {
+        item.erase(std::remove(item.begin(), item.end(), ','), item.end());
+        keys.push_back(std::stol(item));
+    }
+    ASSERT_GE(keys.size(), 3u) << m[0];
+    EXPECT_EQ(keys.front(), 0);
+    for (size_t i = 1; i < keys.size(); ++i)
+        EXPECT_EQ(keys[i] - keys[i - 1], keys[1] - keys[0]) << m[0];
+    EXPECT_FALSE(m[2].str().empty());
+    EXPECT_EQ(m[3], "1") << "an axis number is cut at the canvas edge";
+    EXPECT_EQ(m[4], "1") << "no legend saying which axis is the query and which the key";
 }

@@ -119,37 +119,6 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     dl->AddText(ImVec2(x + 4, y + 4), kLabel, readout.c_str());
 }
 
-void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
-    const double px = 1.0 / m_view->tokensPerPixel();  // pixels per token
-    const float lineH = ImGui::GetTextLineHeight();
-    if (px < lineH) return;  // not legible: one label per row would overlap
-    const auto& text = m_session.document().tokens.text;
-    const TokenRect r = m_view->visible();
-    const int64_t q0 = static_cast<int64_t>(r.y0), q1 = static_cast<int64_t>(std::ceil(r.y1));
-    const int64_t k0 = static_cast<int64_t>(r.x0), k1 = static_cast<int64_t>(std::ceil(r.x1));
-    const float charW = ImGui::CalcTextSize("M").x;
-    // Query labels down the left edge.
-    for (int64_t q = q0; q < q1; ++q) {
-        const std::string s =
-            std::to_string(q) + " " + displayToken(text[static_cast<size_t>(q)], 14);
-        const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
-        const float y = m_origin.y + float(m_view->screenY(q + 0.5)) - sz.y / 2;
-        dl->AddRectFilled(ImVec2(m_origin.x, y), ImVec2(m_origin.x + sz.x + 6, y + sz.y),
-                          kLabelBack);
-        dl->AddText(ImVec2(m_origin.x + 3, y), kLabel, s.c_str());
-    }
-    // Key labels along the top, cut to the cell's width.
-    const size_t chars = static_cast<size_t>(std::max(0.0, (px - 4) / charW));
-    if (chars < 1) return;
-    for (int64_t k = k0; k < k1; ++k) {
-        const std::string s = displayToken(text[static_cast<size_t>(k)], chars);
-        const float x = m_origin.x + float(m_view->screenX(k)) + 2;
-        dl->AddRectFilled(ImVec2(x - 2, m_origin.y), ImVec2(x + float(px) - 2, m_origin.y + lineH),
-                          kLabelBack);
-        dl->AddText(ImVec2(x, m_origin.y), kLabel, s.c_str());
-    }
-}
-
 void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
     const int64_t cur = m_session.context().cursor();
     if (cur < 0) return;

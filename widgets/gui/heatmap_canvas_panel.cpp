@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Qt>
-
 #include "widgets/view/map_keys.h"
 
 namespace gatescope::widgets {
@@ -76,7 +74,10 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
                       IM_COL32(18, 18, 22, 255));
     drawTiles(dl, frame.textures);
     drawCursor(dl);
+    m_axisLabels.clear();
+    m_legend = {"", 0, 0, 0, 0};
     drawLabels(dl);
+    drawLegend(dl);
     drawHover(dl);
     dl->PopClipRect();
     drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y), ImVec2(barWidth, m_size.y));
@@ -88,86 +89,6 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     else
         m_lossStrip.draw(doc, *m_view, ctx, stripAt, stripSize);
     if (m_textures.behind()) frame.wantsMoreFrames = true;
-}
-
-bool HeatmapCanvasPanel::keyPressed(int qtKey, bool shift) {
-    std::optional<MapKey> key;
-    switch (qtKey) {
-        case Qt::Key_Left:
-            key = MapKey::Left;
-            break;
-        case Qt::Key_Right:
-            key = MapKey::Right;
-            break;
-        case Qt::Key_Up:
-            key = MapKey::Up;
-            break;
-        case Qt::Key_Down:
-            key = MapKey::Down;
-            break;
-        case Qt::Key_PageUp:
-            key = MapKey::PageUp;
-            break;
-        case Qt::Key_PageDown:
-            key = MapKey::PageDown;
-            break;
-        case Qt::Key_Home:
-            key = MapKey::Home;
-            break;
-        case Qt::Key_End:
-            key = MapKey::End;
-            break;
-        case Qt::Key_Plus:
-        case Qt::Key_Equal:
-            key = MapKey::ZoomIn;
-            break;
-        case Qt::Key_Minus:
-        case Qt::Key_Underscore:
-            key = MapKey::ZoomOut;
-            break;
-        default:
-            return false;
-    }
-    if (!m_initialized) return false;
-    m_userMoved = true;
-    m_fitRect.reset();
-    ViewContext& ctx = m_session.context();
-    const int64_t next = applyMapKey(*m_view, ctx.cursor(), *key, shift);
-    if (next != ctx.cursor()) ctx.setCursor(next);
-    return true;
-}
-
-void HeatmapCanvasPanel::handleInput(ImVec2 size) {
-    const ImGuiIO& io = ImGui::GetIO();
-    const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
-    if (ImGui::IsItemActive() || (ImGui::IsItemHovered() && io.MouseWheel != 0)) {
-        m_userMoved = true;
-        m_fitRect.reset();
-    }
-    if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
-        m_view->zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
-    }
-    if (ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
-        ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.f)) {
-        m_view->panPixels(io.MouseDelta.x, io.MouseDelta.y);
-    }
-    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-        m_view->zoomAt(mx, my, 2.0);
-    }
-    const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 3.f);  // 0: a click
-    if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
-        if (auto cell = m_view->cellAt(mx, my)) m_session.context().setCursor(cell->query);
-    }
-    // Right-click: a small menu (the whole map; export this view through File > Export's dialog).
-    if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
-        ImGui::OpenPopup("##canvas_menu");
-    if (ImGui::BeginPopup("##canvas_menu")) {
-        if (ImGui::MenuItem("Show Whole Map")) m_view->fitAll();
-        if (ImGui::MenuItem("Export Figure...", nullptr, false, static_cast<bool>(m_onExport)))
-            m_onExport();
-        ImGui::EndPopup();
-    }
-    (void)size;
 }
 
 void HeatmapCanvasPanel::updateRange(const std::vector<TileKey>& keys) {

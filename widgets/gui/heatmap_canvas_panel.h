@@ -94,6 +94,10 @@ public:
     /// The colour bar's labels and caption as drawn in the last frame (tests check that they
     /// lie inside the panel).
     const std::vector<DrawnText>& colorBarLabels() const { return m_barLabels; }
+    /// The position numbers on the axes drawn by the last frame ("key 1,000", "query 500"; none
+    /// when token labels are shown instead), and the axis legend.
+    const std::vector<DrawnText>& axisLabels() const { return m_axisLabels; }
+    const DrawnText& legend() const { return m_legend; }
     /// The panel's right edge in host pixels, as of the last frame.
     float panelRight() const { return m_panelRight; }
 
@@ -105,6 +109,8 @@ private:
     void updateRange(const std::vector<TileKey>& keys);
     void drawHover(ImDrawList* dl);
     void drawLabels(ImDrawList* dl);
+    void drawTicks(ImDrawList* dl);
+    void drawLegend(ImDrawList* dl);
     void drawCursor(ImDrawList* dl);
     void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
     /// The width the colour bar and its labels take at the right of the map.
@@ -137,6 +143,8 @@ private:
     std::vector<TilePtr> m_drawn;  // tiles drawn this frame, for hover lookups
     bool m_complete = false;
     std::vector<DrawnText> m_barLabels;
+    std::vector<DrawnText> m_axisLabels;
+    DrawnText m_legend{"", 0, 0, 0, 0};
     std::shared_ptr<CanvasLink> m_link;
     int m_linkSlot = -1;
     bool m_linkRange = false;
