@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <QDockWidget>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
@@ -106,6 +107,9 @@ void MainWindow::restoreLayout() {
             restoreState(saved);
         else
             sizeDocks();
+        // An empty Messages dock saved while shown stays out of the way until an error.
+        if (m_messagesDock && m_messages && m_messages->document()->isEmpty())
+            m_messagesDock->hide();
         guardLayout();
     });
 }
