@@ -13,7 +13,7 @@ packages=(
     qt6-base-dev libqt6opengl6-dev qt6-svg-dev libimgui-dev libgl-dev
     openmpi-bin libopenmpi-dev
     libtomlplusplus-dev  # TOML batch recipes
-    xvfb xauth libgl1-mesa-dri mesa-utils python3 python3-h5py python3-numpy
+    xvfb xauth openbox libgl1-mesa-dri mesa-utils python3 python3-h5py python3-numpy
     fonts-dejavu-core  # the fixed font of exported figures (widgets/figures)
     hdf5-filter-plugin  # the reference lz4 HDF5 plugin: h5py reads gatescope's lz4 traces in tests
     clang libclang-rt-14-dev  # libFuzzer and the sanitizers of the `fuzz` preset (scripts/fuzz.sh)

@@ -152,7 +152,11 @@ int ViewerScript::run() {
         if (w.empty()) continue;
         fmt::print("script: > {}\n", line);
         std::fflush(stdout);
-        if (w[0] == "quit") return w.size() > 1 ? std::stoi(w[1]) : 0;
+        if (w[0] == "quit") {
+            // As File > Quit does: the window closes first, so it saves its layout.
+            m_window.close();
+            return w.size() > 1 ? std::stoi(w[1]) : 0;
+        }
         if (!execute(w)) {
             fmt::print("script: FAILED: {}\n", line);
             return 1;
@@ -185,6 +189,7 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
     }
     if (std::optional<bool> done = executeWindow(w)) return *done;
     if (std::optional<bool> done = executeCompare(w)) return *done;
+    if (std::optional<bool> done = executeView(w)) return *done;
     if (!m_window.session()) return false;
     ViewContext& ctx = m_window.session()->context();
     HeatmapCanvasPanel* canvas = m_window.canvasPanel();

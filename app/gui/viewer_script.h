@@ -27,9 +27,31 @@
 //   compare-summary           prints that line for the compare mode already open
 //   diff-mode diff|log-ratio  the difference view's mode
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
+//   linked                    after hover on A: waits for and prints the read-out B's and the
+//                             difference canvas show at that cell: "linked b|diff query= key=
+//                             value= exact="
 //   row-divergence            waits for the KL/JS track of the rows on screen; prints
 //                             "row-divergence rows= first= last= mean-kl= mean-js="
-//   quit [CODE]
+//   colorbar                  prints each canvas's colour bar labels: "colorbar a|b
+//   labels=hi|mid|lo|
+//                             caption inside=0|1 right= panel-right= range=lo:hi"
+//   key NAME [shift]          a key press on the canvas (left right up down pageup pagedown home
+//                             end plus minus); prints "key NAME cursor= tpp= keys=A:B
+//                             queries=C:D diagonal-on-screen=0|1 masked=SHARE"
+//   axes                      prints the map's position numbers and legend: "axes keys=A|B|..
+//                             queries=..|.. inside=0|1 legend=0|1"
+//   help                      Help > Keyboard Shortcuts; prints "help ROW" per row, closes it
+//   goto TEXT                 Go to Position with TEXT; prints "goto TEXT cursor= masked=SHARE
+//                             hint=" (the share of the map on screen that is masked future; the
+//                             status bar's hint when TEXT is not a position)
+//   gate-messages             prints what the Retention (and Compare) dock say instead of
+//                             tracks: "gate-message retention|compare: TEXT"
+//   messages                  prints the Messages dock: "messages lines= shown=", then one
+//                             "message TEXT" per line
+//   layout | reset-layout     prints "layout window=WxH map=WxH side-dock-max= shows-map=";
+//                             reset-layout first does View > Reset Layout
+//   resize-dock NAME W        drags dock NAME to W pixels wide
+//   quit [CODE]               closes the window (which saves its layout) and exits
 // Output lines start with "script: ". Runs on the GUI thread with nested event loops (a test
 // harness only; viewer code never spins event loops).
 #pragma once
@@ -72,6 +94,8 @@ private:
     /// Whether compare mode (when on) has drawn everything it asked for.
     bool compareIdle();
     void sendClick(QWidget* host, double x, double y);
+    /// Commands that read what the canvases drew (viewer_script_view.cpp), like executeWindow.
+    std::optional<bool> executeView(const std::vector<std::string>& words);
     /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
     std::optional<bool> executeCompare(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits

@@ -70,6 +70,28 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
         return hoverCell(c->diffHost(), &c->diffPanel()->canvas(), c->diffSession()->context(),
                          std::stoll(arg(1)), std::stoll(arg(2)), "hover-diff");
     }
+    if (cmd == "linked") {
+        // After `hover` on A: the read-outs B's and the difference canvas show at that cell.
+        if (!c) return false;
+        const auto& pointer = c->canvasLink().pointer();
+        if (!pointer) return false;
+        std::vector<std::pair<std::string, ViewContext*>> others{{"b", &c->sessionB().context()}};
+        if (c->diffSession()) others.emplace_back("diff", &c->diffSession()->context());
+        for (auto& [name, ctx] : others) {
+            const bool ok = waitFor(
+                [&] {
+                    frames(1);
+                    const auto& h = ctx->hover();
+                    return h && h->exact && h->query == pointer->query && h->key == pointer->key;
+                },
+                10000);
+            if (!ok) return false;
+            const HoverInfo& h = *ctx->hover();
+            fmt::print("script: linked {} query={} key={} value={:.9g} exact={}\n", name, h.query,
+                       h.key, h.value, h.exact ? 1 : 0);
+        }
+        return true;
+    }
     if (cmd == "row-divergence") {
         if (!c || !c->diffPanel() || !waitIdle()) return false;
         auto rows = c->diffPanel()->divergences();

@@ -1,5 +1,7 @@
 // ViewerScript's window-level commands: docks (show, raise), the Statistics dock's attention
 // statistics, needle grids (open, click a cell). See viewer_script.h for the command list.
+#include <algorithm>
+
 #include <fmt/core.h>
 #include <QApplication>
 #include <QDockWidget>
@@ -65,6 +67,33 @@ std::optional<bool> ViewerScript::executeWindow(const std::vector<std::string>& 
         fmt::print("script: dock {} x={} y={} w={} h={}\n", name, r.x(), r.y(), r.width(),
                    r.height());
         return dock->isVisible();
+    }
+    if (cmd == "layout" || cmd == "reset-layout") {
+        if (cmd == "reset-layout") m_window.resetLayout();
+        frames(2);
+        if (!waitIdle()) return false;
+        frames(2);
+        // The central widget against the side docks (left and right areas, shown, docked).
+        const QWidget* map = m_window.centralWidget();
+        int sideMax = 0;
+        for (QDockWidget* d : m_window.findChildren<QDockWidget*>()) {
+            const Qt::DockWidgetArea area = m_window.dockWidgetArea(d);
+            if (d->isVisible() && !d->isFloating() &&
+                (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea))
+                sideMax = std::max(sideMax, d->width());
+        }
+        fmt::print("script: layout window={}x{} map={}x{} side-dock-max={} shows-map={}\n",
+                   m_window.width(), m_window.height(), map ? map->width() : 0,
+                   map ? map->height() : 0, sideMax, m_window.layoutShowsMap() ? 1 : 0);
+        return true;
+    }
+    if (cmd == "resize-dock") {
+        // Drags a dock's separator as a user would: NAME to W pixels wide.
+        QDockWidget* dock = findDock(m_window, QString::fromStdString(arg(1)));
+        if (!dock) return false;
+        m_window.resizeDocks({dock}, {std::stoi(arg(2))}, Qt::Horizontal);
+        frames(2);
+        return true;
     }
     if (cmd == "stats-attention") {
         StatisticsPanel* stats = m_window.statisticsPanel();

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "widgets/view/color_bar.h"
 #include "widgets/view/color_scale.h"
 
 using namespace gatescope::widgets;
@@ -97,4 +98,41 @@ TEST(ColorScale, GammaOnADivergingMapIsSymmetricAboutTheCentre) {
     EXPECT_DOUBLE_EQ(normalizeValue(-1, s, r), 0.0);
     EXPECT_NEAR(normalizeValue(0.25, s, r), 0.5 + 0.5 * 0.5, 1e-12);
     EXPECT_NEAR(normalizeValue(-0.25, s, r), 0.5 - 0.5 * 0.5, 1e-12);
+}
+
+TEST(ColorBar, LogLabelsStateTheFloorTheColoursShowNotTheDataMinimum) {
+    ColorSettings s;
+    s.scale = ScaleKind::Log;
+    // The data's smallest positive weight is a float denormal; colours floor at 1e-8.
+    const ValueRange r{1.7e-38, 1.0};
+    const ValueRange shown = shownRange(s, r);
+    EXPECT_DOUBLE_EQ(shown.lo, 1e-8);
+    EXPECT_DOUBLE_EQ(shown.hi, 1.0);
+    const auto ticks = colorBarTicks(s, r);
+    ASSERT_EQ(ticks.size(), 3u);
+    EXPECT_EQ(ticks[0].text, "1");
+    EXPECT_EQ(ticks[1].text, "0.0001");  // geometric middle of 1e-8 .. 1
+    EXPECT_EQ(ticks[2].text, "<= 1e-08");
+    // Each label's value has the colour drawn at its height of the bar.
+    for (const auto& t : ticks) {
+        EXPECT_NEAR(normalizeValue(t.value, s, r), t.at, 1e-9) << t.text;
+        EXPECT_NEAR(colorBarValueAt(s, r, t.at), t.value, 1e-12 + 1e-9 * t.value);
+    }
+    // A range above the floor is labelled as it is, without "<=".
+    const auto plain = colorBarTicks(s, ValueRange{1e-3, 0.5});
+    EXPECT_EQ(plain[2].text, "0.001");
+    EXPECT_EQ(colorBarCaption(s), "log");
+}
+
+TEST(ColorBar, LinearAndGammaLabelTheRangeEndsAndTheMiddleValue) {
+    ColorSettings s;
+    s.scale = ScaleKind::Gamma;
+    s.gamma = 0.5;
+    const auto ticks = colorBarTicks(s, ValueRange{0, 0.00117});
+    EXPECT_EQ(ticks[0].text, "0.00117");
+    EXPECT_EQ(ticks[1].text, "0.000585");
+    EXPECT_EQ(ticks[2].text, "0");
+    EXPECT_EQ(colorBarCaption(s), "gamma 0.5");
+    s.scale = ScaleKind::Linear;
+    EXPECT_DOUBLE_EQ(shownRange(s, ValueRange{-1, 2}).lo, -1);
 }

@@ -18,78 +18,15 @@
 #include "core/analysis/compare.h"
 #include "core/sample/random_fox_checkpoint.h"
 #include "support/sample_trace.h"
+#include "widgets/gui_test_support.h"
 #include "widgets/view/compare_tiles.h"
 #include "widgets/view/needle_grid.h"
 #include "widgets/view/trace_document.h"
 
 using namespace gatescope;
+using namespace gatescope::test;
 
 namespace {
-
-std::string runCapture(const std::string& cmd, int& status) {
-    std::string out;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return out;
-    std::array<char, 4096> buf;
-    while (size_t got = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), got);
-    status = pclose(p);
-    return out;
-}
-
-/// Runs `gatescope open TRACES... --script SCRIPT` under xvfb-run in `dir`, with `dir` as the
-/// settings home (so the test never touches the user's recent files); stdout and stderr together.
-std::string runViewerScript(const std::vector<std::filesystem::path>& traces,
-                            const std::filesystem::path& script, const std::filesystem::path& dir,
-                            int& status) {
-    std::string args;
-    for (const auto& trace : traces)
-        args += " '" + trace.string() + "'";
-    const std::string cmd = fmt::format(
-        "cd '{0}' && HOME='{0}' XDG_CONFIG_HOME='{0}' timeout 300 xvfb-run -a -n {4} -s '-screen 0 "
-        "1600x1000x24' '{1}' open{2} --script '{3}' 2>&1",
-        dir.string(), GATESCOPE_CLI, args, script.string(), 100 + getpid() % 800);
-    return runCapture(cmd, status);
-}
-
-std::string runViewerScript(const std::filesystem::path& trace, const std::filesystem::path& script,
-                            const std::filesystem::path& dir, int& status) {
-    return runViewerScript(std::vector<std::filesystem::path>{trace}, script, dir, status);
-}
-
-/// Distinct colours in the image's rectangle: a blank or failed render has very few.
-size_t distinctColours(const QImage& img, QRect rect) {
-    std::set<QRgb> colours;
-    rect = rect.intersected(img.rect());
-    for (int y = rect.top(); y <= rect.bottom(); y += 2)
-        for (int x = rect.left(); x <= rect.right(); x += 2)
-            colours.insert(img.pixel(x, y));
-    return colours.size();
-}
-
-/// Mean absolute RGB difference inside `rect` of two images of the same size (255 when the
-/// sizes differ), sampling every `step`th pixel.
-double meanAbsDiffIn(const QImage& a, const QImage& b, QRect rect, int step = 2) {
-    if (a.size() != b.size()) return 255;
-    rect = rect.intersected(a.rect());
-    double sum = 0;
-    int count = 0;
-    for (int y = rect.top(); y <= rect.bottom(); y += step)
-        for (int x = rect.left(); x <= rect.right(); x += step, ++count) {
-            const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
-            sum += std::abs(qRed(p) - qRed(q)) + std::abs(qGreen(p) - qGreen(q)) +
-                   std::abs(qBlue(p) - qBlue(q));
-        }
-    return count ? sum / (3.0 * count) : 0;
-}
-
-double meanAbsDiff(const QImage& a, const QImage& b) {
-    return meanAbsDiffIn(a, b, a.rect(), 3);
-}
-
-#define SKIP_WITHOUT_XVFB()                                       \
-    if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) \
-    GTEST_SKIP() << "xvfb-run is not installed"
 
 /// A FoX head's exact attention weight at (q, k), evaluated here from the stored factors:
 /// exp(scale q.k + c_q - c_k - lse_q). NaN when a factor cannot be read.
@@ -220,43 +157,6 @@ TEST(GuiSmoke, PerChannelRetentionOfGsaUnderXvfb) {
     const QRect retention(0, img.height() * 3 / 4, img.width(), img.height() / 8);
     EXPECT_GT(distinctColours(img, retention), 30u) << "no channels x positions heatmap";
 }
-
-namespace {
-
-std::filesystem::path screenshotDir() {
-    const auto shots = std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "gui-screenshots";
-    std::filesystem::create_directories(shots);
-    return shots;
-}
-
-/// `dir`, emptied (a test's own working folder under the screenshots).
-std::filesystem::path freshDir(const std::filesystem::path& dir) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
-QImage loadPng(const std::filesystem::path& path) {
-    return QImage(QString::fromStdString(path.string()));
-}
-
-/// The integers after `key=` on the output line that starts with "script: PREFIX".
-std::vector<double> scriptNumbers(const std::string& out, const std::string& prefix,
-                                  const std::vector<std::string>& keys) {
-    std::vector<double> values;
-    const auto line = out.find("script: " + prefix);
-    if (line == std::string::npos) return values;
-    const std::string text = out.substr(line, out.find('\n', line) - line);
-    for (const std::string& key : keys) {
-        std::smatch m;
-        if (!std::regex_search(text, m, std::regex(" " + key + R"(=(-?[0-9.]+(?:e[-+]?[0-9]+)?))")))
-            return {};
-        values.push_back(std::stod(m[1]));
-    }
-    return values;
-}
-
-}  // namespace
 
 // The Statistics dock drawn: raised over Retention by `dock statistics`, the gate table of layer 0
 // (one row per head and gate channel), then the attention table (one row per head).
@@ -426,9 +326,11 @@ TEST(GuiSmoke, CompareModeLocksTwoTracesAndShowsTheirDifferenceUnderXvfb) {
     for (const auto& f : {diffPng, logPng, zoomPng})
         std::filesystem::remove(f);
     const auto script = shots / "compare.script";
-    std::ofstream(script) << "wait\ncompare-summary\nidle-frames 500\nscreenshot "
-                          << diffPng.string()
-                          << "\nhover-diff 150 148\nrow-divergence\ndiff-mode log-ratio\n"
+    // Both mode screenshots with the pointer on the difference canvas: A and B show their
+    // read-out of the pointed cell in both, so A's canvas must not change with the mode.
+    std::ofstream(script) << "wait\ncompare-summary\nidle-frames 500\nhover-diff 150 148\n"
+                          << "screenshot " << diffPng.string()
+                          << "\nrow-divergence\ndiff-mode log-ratio\n"
                           << "hover-diff 150 148\nscreenshot " << logPng.string()
                           << "\nlayer 1\nhead 1\nzoom-cells 120 100 22\nwait\nhover-b 120 100\n"
                           << "diff-mode diff\nhover-diff 120 100\nscreenshot " << zoomPng.string()

@@ -1,5 +1,7 @@
 #include "widgets/gui/compare_panel.h"
 
+#include "widgets/gui/imgui_text.h"
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -123,8 +125,9 @@ void ComparePanel::drawStrips(const CompareSummary& s, ImVec2 size) {
                                                     ImVec2(size.x, h), "(retention A - B)");
             clicked = c >= 0 ? c : clicked;
         } else {
-            ImGui::GetWindowDrawList()->AddText(at, IM_COL32(180, 180, 180, 255),
-                                                m_retention->error().describe().c_str());
+            // Cut to the panel (hover for all of it).
+            drawElidedText(ImGui::GetWindowDrawList(), at, size.x, IM_COL32(180, 180, 180, 255),
+                           retentionMessage());
         }
     }
     ImGui::Dummy(ImVec2(size.x, 2 * h + 10));

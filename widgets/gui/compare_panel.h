@@ -35,6 +35,11 @@ public:
     bool summaryDone() const { return m_summary.has_value(); }
     /// Whether the retention difference of the current head is loaded (or failed).
     bool retentionDone() const { return m_retention.has_value(); }
+    /// The line drawn instead of the retention difference strip, empty when it is drawn.
+    std::string retentionMessage() const {
+        return m_retention && !*m_retention ? "retention A - B: " + m_retention->error().describe()
+                                            : std::string();
+    }
     DiffMode mode() const { return m_mode; }
     void setMode(DiffMode mode);
 

@@ -47,6 +47,11 @@ CompareView::CompareView(ViewerSession& a, ImGuiHost& canvasA,
         m_link->add(m_b->context(), true, aligned, alignedPosition(pairs, true),
                     alignedPosition(pairs, false));
     }
+    // One colour range for A and B (as the CLI's compare figure); the pointed cell is shared
+    // when the cells are the same pairs of tokens.
+    m_canvasLink = std::make_shared<CanvasLink>(m_identical);
+    panelA.shareCanvasLink(m_canvasLink);
+    panelB->shareCanvasLink(m_canvasLink);
     if (m_identical) {
         m_viewport = std::make_shared<Viewport>(panelA.view());
         panelA.shareViewport(m_viewport, true);
@@ -62,6 +67,7 @@ CompareView::CompareView(ViewerSession& a, ImGuiHost& canvasA,
         m_link->add(m_diff->context(), false);
         auto diff = std::make_unique<DiffCanvasPanel>(*m_diff, a.document().reader, b->reader);
         diff->canvas().shareViewport(m_viewport, false);
+        diff->canvas().shareCanvasLink(m_canvasLink, false);
         auto strip = std::make_shared<DivergingStrip>();
         auto delta = std::make_shared<const std::vector<float>>(lossDelta(a.document(), *b));
         diff->canvas().setStrip([strip, delta](const Viewport& v, ImVec2 at, ImVec2 size) {
@@ -102,6 +108,7 @@ CompareView::~CompareView() {
     }
     auto& panelA = static_cast<HeatmapCanvasPanel&>(m_canvasA.panel());
     panelA.setValuePrefix({});
+    panelA.shareCanvasLink(nullptr);
     panelA.shareViewport(std::make_shared<Viewport>(panelA.view()), true);
 }
 
@@ -131,6 +138,11 @@ void CompareView::repaintAll() {
 }
 
 void CompareView::syncViewport() {
+    if (m_canvasLink && m_canvasLink->serial() != m_lastRangeSerial) {
+        // The shared range moved (a canvas saw new values): the others recolour.
+        m_lastRangeSerial = m_canvasLink->serial();
+        repaintAll();
+    }
     if (!m_viewport) return;
     const Viewport& v = *m_viewport;
     if (v.tokensPerPixel() == m_lastTpp && v.keyAt(0) == m_lastKey && v.queryAt(0) == m_lastQuery)

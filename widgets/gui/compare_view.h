@@ -14,6 +14,7 @@
 #include <QObject>
 
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/canvas_link.h"
 #include "widgets/view/compare_tiles.h"
 #include "widgets/view/context_link.h"
 
@@ -42,6 +43,8 @@ public:
     DiffCanvasPanel* diffPanel();
     ComparePanel& comparePanel();
 
+    /// The colour range and pointed cell A, B (and the difference canvas) share.
+    const CanvasLink& canvasLink() const { return *m_canvasLink; }
     /// Switches the difference view (tiles are keyed by mode, so switching back is instant).
     void setMode(DiffMode mode);
 
@@ -56,6 +59,8 @@ private:
     std::unique_ptr<ViewerSession> m_diff;
     std::unique_ptr<ContextLink> m_link;
     std::shared_ptr<class Viewport> m_viewport;
+    std::shared_ptr<CanvasLink> m_canvasLink;  // A's and B's range; the pointed cell
+    uint64_t m_lastRangeSerial = 0;
     double m_lastTpp = 0, m_lastKey = 0, m_lastQuery = 0;  // the viewport as last broadcast
     ImGuiHost* m_hostB = nullptr;
     ImGuiHost* m_hostDiff = nullptr;

@@ -1,4 +1,5 @@
 #include "widgets/gui/diff_canvas_panel.h"
+#include "widgets/gui/imgui_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,7 +76,7 @@ void DiffCanvasPanel::drawTrack(ImVec2 origin, ImVec2 size) {
                           IM_COL32(24, 24, 28, 255));
     if (!m_error.empty()) {
         dl->AddText(ImVec2(origin.x + 2, origin.y + 2), IM_COL32(255, 150, 120, 255), "error");
-        if (ImGui::IsMouseHoveringRect(origin, end)) ImGui::SetTooltip("%s", m_error.c_str());
+        if (ImGui::IsMouseHoveringRect(origin, end)) wrappedTooltipf("%s", m_error.c_str());
     }
     if (!m_result || m_result->empty()) return;
     const auto& rows = *m_result;
@@ -103,8 +104,8 @@ void DiffCanvasPanel::drawTrack(ImVec2 origin, ImVec2 size) {
     const auto it = std::min_element(rows.begin(), rows.end(), [q](const auto& x, const auto& y) {
         return std::abs(x.row - q) < std::abs(y.row - q);
     });
-    ImGui::SetTooltip("row %lld\nKL(A||B) = %.4g nats\nJS = %.4g nats",
-                      static_cast<long long>(it->row), it->klAB, it->js);
+    wrappedTooltipf("row %lld\nKL(A||B) = %.4g nats\nJS = %.4g nats",
+                    static_cast<long long>(it->row), it->klAB, it->js);
 }
 
 }  // namespace gatescope::widgets

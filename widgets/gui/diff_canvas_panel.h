@@ -24,6 +24,7 @@ public:
     const char* title() const override { return "Difference"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override { m_canvas.releaseGl(textures); }
+    bool keyPressed(int qtKey, bool shift) override { return m_canvas.keyPressed(qtKey, shift); }
 
     HeatmapCanvasPanel& canvas() { return m_canvas; }
     /// The divergences of the rows last requested, once computed (null while computing).

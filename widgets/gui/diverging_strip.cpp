@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/gui/imgui_text.h"
 #include "widgets/view/color_scale.h"
 #include "widgets/view/series_binning.h"
 
@@ -44,9 +45,9 @@ int64_t DivergingStrip::draw(const std::string& label, const std::vector<float>&
     const int64_t pos = static_cast<int64_t>(begin + (end - begin) * mx / (p1.x - p0.x));
     const Bin& b = bins[static_cast<size_t>(std::clamp(int(mx), 0, columns - 1))];
     if (pos >= 0 && pos < static_cast<int64_t>(values.size()) && !b.empty)
-        ImGui::SetTooltip("position %lld: %.4g %s\nthis pixel: mean %.4g, min %.4g, max %.4g",
-                          static_cast<long long>(pos), values[static_cast<size_t>(pos)], unit,
-                          b.mean, b.min, b.max);
+        wrappedTooltipf("position %lld: %.4g %s\nthis pixel: mean %.4g, min %.4g, max %.4g",
+                        static_cast<long long>(pos), values[static_cast<size_t>(pos)], unit, b.mean,
+                        b.min, b.max);
     return ImGui::IsMouseClicked(ImGuiMouseButton_Left) ? pos : -1;
 }
 

@@ -7,12 +7,15 @@
 #include <fmt/format.h>
 
 #include "widgets/gui/heatmap_canvas_panel.h"
+#include "widgets/gui/imgui_text.h"
+#include "widgets/view/color_bar.h"
 
 namespace gatescope::widgets {
 
 namespace {
 constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
 constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
+constexpr float kBarWidth = 14, kLabelGap = 3, kBarMargin = 6;
 }  // namespace
 
 std::string HeatmapCanvasPanel::valueName() const {
@@ -25,7 +28,20 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
     const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
     const bool inside = mx >= 0 && my >= 0 && mx < m_size.x && my < m_size.y;
     auto cell = inside ? m_view->cellAt(mx, my) : std::nullopt;
-    if (!cell || cell->key > cell->query) {
+    bool linked = false;
+    if (m_link) {
+        // Compare mode: the canvas under the mouse points at a cell; the others read that cell.
+        if (inside && cell && cell->key <= cell->query)
+            m_link->setPointer(CanvasLink::Pointer{m_linkSlot, cell->query, cell->key});
+        else
+            m_link->clearPointer(m_linkSlot);
+        const auto& p = m_link->pointer();
+        if (!inside && p && p->slot != m_linkSlot) {
+            cell = Cell{p->query, p->key};
+            linked = true;
+        }
+    }
+    if (!cell || cell->key > cell->query || cell->query >= m_session.document().n()) {
         ctx.setHover(std::nullopt);
         return;
     }
@@ -80,43 +96,27 @@ void HeatmapCanvasPanel::drawHover(ImDrawList* dl) {
                                  ? "exact"
                                  : (info.exact ? fmt::format("exact; {} = {:.6g}", block, pooled)
                                                : block + ", exact value loading");
-    ImGui::SetTooltip("query %lld '%s'\nkey   %lld '%s'\n%s = %.6g  (%s)",
-                      static_cast<long long>(cell->query),
-                      displayToken(text[static_cast<size_t>(cell->query)]).c_str(),
-                      static_cast<long long>(cell->key),
-                      displayToken(text[static_cast<size_t>(cell->key)]).c_str(),
-                      valueName().c_str(), info.value, what.c_str());
-}
-
-void HeatmapCanvasPanel::drawLabels(ImDrawList* dl) {
-    const double px = 1.0 / m_view->tokensPerPixel();  // pixels per token
-    const float lineH = ImGui::GetTextLineHeight();
-    if (px < lineH) return;  // not legible: one label per row would overlap
-    const auto& text = m_session.document().tokens.text;
-    const TokenRect r = m_view->visible();
-    const int64_t q0 = static_cast<int64_t>(r.y0), q1 = static_cast<int64_t>(std::ceil(r.y1));
-    const int64_t k0 = static_cast<int64_t>(r.x0), k1 = static_cast<int64_t>(std::ceil(r.x1));
-    const float charW = ImGui::CalcTextSize("M").x;
-    // Query labels down the left edge.
-    for (int64_t q = q0; q < q1; ++q) {
-        const std::string s =
-            std::to_string(q) + " " + displayToken(text[static_cast<size_t>(q)], 14);
-        const ImVec2 sz = ImGui::CalcTextSize(s.c_str());
-        const float y = m_origin.y + float(m_view->screenY(q + 0.5)) - sz.y / 2;
-        dl->AddRectFilled(ImVec2(m_origin.x, y), ImVec2(m_origin.x + sz.x + 6, y + sz.y),
-                          kLabelBack);
-        dl->AddText(ImVec2(m_origin.x + 3, y), kLabel, s.c_str());
+    const std::string readout = fmt::format(
+        "query {} '{}'\nkey   {} '{}'\n{} = {:.6g}  ({})", cell->query,
+        displayToken(text[static_cast<size_t>(cell->query)]), cell->key,
+        displayToken(text[static_cast<size_t>(cell->key)]), valueName(), info.value, what);
+    if (!linked) {
+        wrappedTooltip(readout);
+        return;
     }
-    // Key labels along the top, cut to the cell's width.
-    const size_t chars = static_cast<size_t>(std::max(0.0, (px - 4) / charW));
-    if (chars < 1) return;
-    for (int64_t k = k0; k < k1; ++k) {
-        const std::string s = displayToken(text[static_cast<size_t>(k)], chars);
-        const float x = m_origin.x + float(m_view->screenX(k)) + 2;
-        dl->AddRectFilled(ImVec2(x - 2, m_origin.y), ImVec2(x + float(px) - 2, m_origin.y + lineH),
-                          kLabelBack);
-        dl->AddText(ImVec2(x, m_origin.y), kLabel, s.c_str());
-    }
+    // The cell another canvas points at: the same read-out, in a box beside the cell that stays
+    // inside this canvas.
+    const ImVec2 sz = ImGui::CalcTextSize(readout.c_str());
+    const float cx = m_origin.x + float(m_view->screenX(cell->key + 1.0)) + 12;
+    const float cy = m_origin.y + float(m_view->screenY(cell->query + 1.0)) + 12;
+    const float x =
+        std::clamp(cx, m_origin.x, std::max(m_origin.x, m_origin.x + m_size.x - sz.x - 8));
+    const float y =
+        std::clamp(cy, m_origin.y, std::max(m_origin.y, m_origin.y + m_size.y - sz.y - 8));
+    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + sz.x + 8, y + sz.y + 8), IM_COL32(40, 40, 48, 235),
+                      4);
+    dl->AddRect(ImVec2(x, y), ImVec2(x + sz.x + 8, y + sz.y + 8), IM_COL32(255, 255, 255, 120), 4);
+    dl->AddText(ImVec2(x + 4, y + 4), kLabel, readout.c_str());
 }
 
 void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
@@ -129,35 +129,45 @@ void HeatmapCanvasPanel::drawCursor(ImDrawList* dl) {
     dl->AddLine(ImVec2(x, m_origin.y), ImVec2(x, m_origin.y + m_size.y), col);
 }
 
+float HeatmapCanvasPanel::colorBarWidth() const {
+    // The bar, a gap and the widest label or caption, so that no label is cut at the panel edge.
+    const ColorSettings& colors = m_session.context().colors();
+    float text = ImGui::CalcTextSize(colorBarCaption(colors).c_str()).x - kBarWidth - kLabelGap;
+    for (const ColorBarTick& tick : colorBarTicks(colors, m_range))
+        text = std::max(text, ImGui::CalcTextSize(tick.text.c_str()).x);
+    // In steps of 10 px (at least 70), so that the map does not resize with every new label.
+    const float width = kBarMargin + kBarWidth + kLabelGap + text + kBarMargin;
+    return std::max(70.f, std::ceil(width / 10) * 10);
+}
+
 void HeatmapCanvasPanel::drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size) {
     const ColorSettings& colors = m_session.context().colors();
-    const float barW = 14;
     const int steps = std::max(2, static_cast<int>(size.y / 2));
     for (int i = 0; i < steps; ++i) {
         // Top is hi; sample the scale's value at this height so log/gamma bars are honest.
-        const double t = 1.0 - (i + 0.5) / steps;
-        double v = m_range.lo + t * (m_range.hi - m_range.lo);
-        if (colors.scale == ScaleKind::Log) {
-            const double lo = std::log(std::max(m_range.lo, colors.logFloor));
-            v = std::exp(lo + t * (std::log(std::max(m_range.hi, colors.logFloor * 2)) - lo));
-        }
+        const double v = colorBarValueAt(colors, m_range, 1.0 - (i + 0.5) / steps);
         const float y0 = origin.y + size.y * i / steps, y1 = origin.y + size.y * (i + 1) / steps;
-        dl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(origin.x + barW, y1),
+        dl->AddRectFilled(ImVec2(origin.x, y0), ImVec2(origin.x + kBarWidth, y1),
                           colorOf(v, colors, m_range));
     }
-    dl->AddRect(origin, ImVec2(origin.x + barW, origin.y + size.y), IM_COL32(120, 120, 120, 255));
-    auto label = [&](double value, float y) {
-        const std::string s = fmt::format("{:.3g}", value);
-        dl->AddText(ImVec2(origin.x + barW + 3, y), kLabel, s.c_str());
-    };
-    label(m_range.hi, origin.y);
-    const double mid = colors.scale == ScaleKind::Log
-                           ? std::sqrt(std::max(m_range.lo, colors.logFloor) * m_range.hi)
-                           : (m_range.lo + m_range.hi) / 2;
-    label(mid, origin.y + size.y / 2 - 7);
-    label(m_range.lo, origin.y + size.y - 14);
-    dl->AddText(ImVec2(origin.x, origin.y + size.y + 4), IM_COL32(180, 180, 180, 255),
-                toString(colors.scale));
+    dl->AddRect(origin, ImVec2(origin.x + kBarWidth, origin.y + size.y),
+                IM_COL32(120, 120, 120, 255));
+    m_barLabels.clear();
+    const float lineH = ImGui::GetTextLineHeight();
+    for (const ColorBarTick& tick : colorBarTicks(colors, m_range)) {
+        // Centred on its height, kept within the bar's extent.
+        const float y = std::clamp(origin.y + size.y * float(1.0 - tick.at) - lineH / 2, origin.y,
+                                   origin.y + size.y - lineH);
+        const ImVec2 at(origin.x + kBarWidth + kLabelGap, y);
+        dl->AddText(at, kLabel, tick.text.c_str());
+        const ImVec2 sz = ImGui::CalcTextSize(tick.text.c_str());
+        m_barLabels.push_back({tick.text, at.x, at.y, at.x + sz.x, at.y + sz.y});
+    }
+    const std::string caption = colorBarCaption(colors);
+    const ImVec2 at(origin.x, origin.y + size.y + 4);
+    dl->AddText(at, IM_COL32(180, 180, 180, 255), caption.c_str());
+    const ImVec2 sz = ImGui::CalcTextSize(caption.c_str());
+    m_barLabels.push_back({caption, at.x, at.y, at.x + sz.x, at.y + sz.y});
 }
 
 void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {
@@ -168,13 +178,15 @@ void HeatmapCanvasPanel::drawStatus(ImDrawList* dl) {
                        : fmt::format("level {} ({} pool, {} tok/cell)", m_choice.level,
                                      data::toString(m_base.pool), int64_t{1} << m_choice.level);
     if (ctx.map() == MapView::Product && !m_choice.exact) level += ", product of pooled maps";
+    // An error is read in full in the window's Messages dock; here it is only flagged.
     const std::string s = fmt::format(
-        "layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB{}",
-        ctx.layer(), ctx.head(), valueName(), level, m_view->tokensPerPixel(), tiles.outstanding(),
-        tiles.cache().bytes() / 1048576.0,
-        tiles.lastError() ? "  |  error: " + *tiles.lastError() : std::string());
-    dl->AddText(ImVec2(m_origin.x, m_origin.y - 18),
-                tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s.c_str());
+        "{}layer {}  head {}  {}  |  {}  |  {:.3g} tok/px  |  {} loading  |  cache {:.0f} MiB",
+        tiles.lastError() ? "tile error (see Messages)  |  " : "", ctx.layer(), ctx.head(),
+        valueName(), level, m_view->tokensPerPixel(), tiles.outstanding(),
+        tiles.cache().bytes() / 1048576.0);
+    // Cut to the panel's width; hovering a cut line shows all of it.
+    drawElidedText(dl, ImVec2(m_origin.x, m_origin.y - 18), m_panelRight - m_origin.x,
+                   tiles.lastError() ? IM_COL32(255, 150, 120, 255) : kLabel, s);
 }
 
 }  // namespace gatescope::widgets

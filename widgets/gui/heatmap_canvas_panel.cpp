@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/view/map_keys.h"
+
 namespace gatescope::widgets {
 
 namespace {
 constexpr float kLossStripHeight = 56;
-constexpr float kColorBarWidth = 70;
 constexpr float kStatusHeight = 20;
 }  // namespace
 
@@ -17,7 +18,9 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     const ImVec2 win = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     m_origin = ImVec2(win.x, win.y + kStatusHeight);
-    m_size = ImVec2(std::max(16.f, avail.x - kColorBarWidth),
+    m_panelRight = win.x + avail.x;
+    const float barWidth = colorBarWidth();
+    m_size = ImVec2(std::max(16.f, avail.x - barWidth),
                     std::max(16.f, avail.y - kLossStripHeight - kStatusHeight - 4));
     // A follower of a shared viewport draws through it as sized by the leader.
     const bool resized =
@@ -33,7 +36,8 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
         m_seenFocus = ctx.focusSerial();
         m_userMoved = true;
         m_view->setTokensPerPixel(std::min(m_view->tokensPerPixel(), 1.0 / 16));
-        m_view->centerOn(ctx.cursor() + 0.5, ctx.cursor() + 0.5);
+        // Not centred: most of the screen shows the past the cursor reads, not the masked future.
+        placeDiagonal(*m_view, ctx.cursor() + 0.5);
     }
     if (m_fitRect) {
         const TokenRect& r = *m_fitRect;
@@ -70,11 +74,13 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
                       IM_COL32(18, 18, 22, 255));
     drawTiles(dl, frame.textures);
     drawCursor(dl);
+    m_axisLabels.clear();
+    m_legend = {"", 0, 0, 0, 0};
     drawLabels(dl);
+    drawLegend(dl);
     drawHover(dl);
     dl->PopClipRect();
-    drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y),
-                 ImVec2(kColorBarWidth - 8, m_size.y));
+    drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y), ImVec2(barWidth, m_size.y));
     drawStatus(dl);
     const ImVec2 stripAt(m_origin.x, m_origin.y + m_size.y + 4),
         stripSize(m_size.x, kLossStripHeight);
@@ -85,59 +91,34 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     if (m_textures.behind()) frame.wantsMoreFrames = true;
 }
 
-void HeatmapCanvasPanel::handleInput(ImVec2 size) {
-    const ImGuiIO& io = ImGui::GetIO();
-    const float mx = io.MousePos.x - m_origin.x, my = io.MousePos.y - m_origin.y;
-    if (ImGui::IsItemActive() || (ImGui::IsItemHovered() && io.MouseWheel != 0)) {
-        m_userMoved = true;
-        m_fitRect.reset();
-    }
-    if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
-        m_view->zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
-    }
-    if (ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
-        ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.f)) {
-        m_view->panPixels(io.MouseDelta.x, io.MouseDelta.y);
-    }
-    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-        m_view->zoomAt(mx, my, 2.0);
-    }
-    const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 3.f);  // 0: a click
-    if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
-        if (auto cell = m_view->cellAt(mx, my)) m_session.context().setCursor(cell->query);
-    }
-    // Right-click: a small menu (the whole map; export this view through File > Export's dialog).
-    if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
-        ImGui::OpenPopup("##canvas_menu");
-    if (ImGui::BeginPopup("##canvas_menu")) {
-        if (ImGui::MenuItem("Show Whole Map")) m_view->fitAll();
-        if (ImGui::MenuItem("Export Figure...", nullptr, false, static_cast<bool>(m_onExport)))
-            m_onExport();
-        ImGui::EndPopup();
-    }
-    (void)size;
-}
-
 void HeatmapCanvasPanel::updateRange(const std::vector<TileKey>& keys) {
     const ColorSettings& colors = m_session.context().colors();
-    double lo = 0, hi = 0, pos = 0;
-    bool any = false;
+    SeenValues seen;
     for (const TileKey& key : keys) {
         TilePtr t = m_session.tiles().find(key);
         if (!t) continue;
-        lo = any ? std::min(lo, double(t->min)) : t->min;
-        hi = any ? std::max(hi, double(t->max)) : t->max;
+        seen.lo = seen.any ? std::min(seen.lo, double(t->min)) : t->min;
+        seen.hi = seen.any ? std::max(seen.hi, double(t->max)) : t->max;
         if (t->minPositive > 0)
-            pos = pos > 0 ? std::min(pos, double(t->minPositive)) : t->minPositive;
-        any = true;
+            seen.minPositive = seen.minPositive > 0
+                                   ? std::min(seen.minPositive, double(t->minPositive))
+                                   : t->minPositive;
+        seen.any = true;
     }
     const bool colorsChanged = !m_lastColors || !(*m_lastColors == colors);
-    ValueRange next = any || !colors.autoRange ? resolveRange(colors, lo, hi, pos) : m_range;
+    if (m_link && m_linkRange) {
+        // Compare mode: one range for A and B, from what both canvases see.
+        const ValueRange shared = m_link->update(m_linkSlot, seen, colors);
+        if (colorsChanged || shared.lo != m_range.lo || shared.hi != m_range.hi) {
+            m_range = shared;
+            m_lastColors = colors;
+            ++m_style;
+        }
+        return;
+    }
+    const ValueRange next = unionRange({seen}, colors, m_range);
     // Hysteresis: small changes of the automatic range do not recolour every texture.
-    const double span = std::max(1e-12, m_range.hi - m_range.lo);
-    const bool moved = std::abs(next.lo - m_range.lo) > 0.05 * span ||
-                       std::abs(next.hi - m_range.hi) > 0.05 * span;
-    if (colorsChanged || moved) {
+    if (colorsChanged || rangeMoved(m_range, next)) {
         m_range = next;
         m_lastColors = colors;
         ++m_style;
@@ -151,7 +132,8 @@ void HeatmapCanvasPanel::drawTiles(ImDrawList* dl, GlTextures& gl) {
     // Stand-ins first (coarser tiles), then the target tiles on top.
     for (const TileKey& key : m_visible) {
         if (!m_session.tiles().find(key)) {
-            complete = false;
+            // A tile that failed to load is settled: its error is in the Messages dock.
+            if (!m_session.tiles().failed(key)) complete = false;
             drawFallback(dl, gl, key);
         }
     }

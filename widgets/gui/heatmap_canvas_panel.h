@@ -18,6 +18,7 @@
 #include "widgets/gui/panel.h"
 #include "widgets/gui/tile_textures.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/canvas_link.h"
 #include "widgets/view/tile_plan.h"
 #include "widgets/view/viewport.h"
 
@@ -31,6 +32,8 @@ public:
     const char* title() const override { return "Heatmap"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override { m_textures.releaseAll(textures); }
+    /// Arrows, Page Up/Down, Home/End, + and - (widgets/view/map_keys.h).
+    bool keyPressed(int qtKey, bool shift) override;
 
     /// The viewport (changes apply at the next frame). Taking it for writing counts as the user
     /// moving the view: the map is no longer refitted when the canvas is resized.
@@ -54,6 +57,17 @@ public:
         m_initialized = true;
         m_follower = !leader;
     }
+    /// Compare mode: share one colour range and the pointed cell with the other canvases of
+    /// `link` (A and B). A canvas not under the mouse outlines the pointed cell and shows its
+    /// read-out there.
+    /// With `shareRange` false only the pointed cell is shared (the difference canvas keeps its
+    /// own diverging range).
+    void shareCanvasLink(std::shared_ptr<CanvasLink> link, bool shareRange = true) {
+        m_link = std::move(link);
+        m_linkSlot = m_link ? m_link->join() : -1;
+        m_linkRange = shareRange;
+        m_lastColors.reset();  // the next frame resolves its range afresh
+    }
     /// Compare mode: the TileKey::variant of every tile this canvas asks for (the DiffMode).
     void setTileVariant(int variant) { m_variant = variant; }
     /// Compare mode: what the status line and tooltip call the value, before the map's name
@@ -72,6 +86,20 @@ public:
     bool complete() const { return m_complete; }
     /// The colour range in force.
     ValueRange range() const { return m_range; }
+    /// A text drawn by the last frame, with its rectangle in host pixels (x0, y0, x1, y1).
+    struct DrawnText {
+        std::string text;
+        float x0, y0, x1, y1;
+    };
+    /// The colour bar's labels and caption as drawn in the last frame (tests check that they
+    /// lie inside the panel).
+    const std::vector<DrawnText>& colorBarLabels() const { return m_barLabels; }
+    /// The position numbers on the axes drawn by the last frame ("key 1,000", "query 500"; none
+    /// when token labels are shown instead), and the axis legend.
+    const std::vector<DrawnText>& axisLabels() const { return m_axisLabels; }
+    const DrawnText& legend() const { return m_legend; }
+    /// The panel's right edge in host pixels, as of the last frame.
+    float panelRight() const { return m_panelRight; }
 
 private:
     void handleInput(ImVec2 size);
@@ -81,8 +109,12 @@ private:
     void updateRange(const std::vector<TileKey>& keys);
     void drawHover(ImDrawList* dl);
     void drawLabels(ImDrawList* dl);
+    void drawTicks(ImDrawList* dl);
+    void drawLegend(ImDrawList* dl);
     void drawCursor(ImDrawList* dl);
     void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+    /// The width the colour bar and its labels take at the right of the map.
+    float colorBarWidth() const;
     void drawStatus(ImDrawList* dl);
     std::string valueName() const;
 
@@ -110,6 +142,13 @@ private:
     uint64_t m_style = 1;
     std::vector<TilePtr> m_drawn;  // tiles drawn this frame, for hover lookups
     bool m_complete = false;
+    std::vector<DrawnText> m_barLabels;
+    std::vector<DrawnText> m_axisLabels;
+    DrawnText m_legend{"", 0, 0, 0, 0};
+    std::shared_ptr<CanvasLink> m_link;
+    int m_linkSlot = -1;
+    bool m_linkRange = false;
+    float m_panelRight = 0;
 };
 
 }  // namespace gatescope::widgets

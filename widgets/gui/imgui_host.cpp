@@ -141,6 +141,11 @@ void ImGuiHost::wheelEvent(QWheelEvent* e) {
 }
 
 void ImGuiHost::keyPressEvent(QKeyEvent* e) {
+    if (m_panel->keyPressed(e->key(), e->modifiers() & Qt::ShiftModifier)) {
+        e->accept();
+        requestFrames();
+        return;
+    }
     m_bridge->key(*e, true);
     requestFrames();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/gui/imgui_text.h"
 #include "widgets/view/series_binning.h"
 
 namespace gatescope::widgets {
@@ -56,9 +57,9 @@ void LossStrip::draw(const TraceDocument& doc, const Viewport& view, ViewContext
         const double key = view.keyAt(ImGui::GetIO().MousePos.x - origin.x);
         if (key >= 0 && key < static_cast<double>(n)) {
             const int64_t i = static_cast<int64_t>(key);
-            ImGui::SetTooltip("token %lld '%s'\nloss %.4f nat", static_cast<long long>(i),
-                              displayToken(doc.tokens.text[static_cast<size_t>(i)]).c_str(),
-                              static_cast<double>(loss[static_cast<size_t>(i)]));
+            wrappedTooltipf("token %lld '%s'\nloss %.4f nat", static_cast<long long>(i),
+                            displayToken(doc.tokens.text[static_cast<size_t>(i)]).c_str(),
+                            static_cast<double>(loss[static_cast<size_t>(i)]));
             if (ImGui::IsItemClicked()) context.setCursor(i);
         }
     }

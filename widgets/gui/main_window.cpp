@@ -48,6 +48,7 @@ MainWindow::MainWindow(core::TraceJobFunction runTrace, QWidget* parent)
         new QLabel("Open a trace: File > Open, drop a file here, or `gatescope FILE`", this);
     hint->setAlignment(Qt::AlignCenter);
     setCentralWidget(hint);
+    buildMessages();
     buildMenus();
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -111,8 +112,8 @@ void MainWindow::openDocument(
         [this, path, failureTitle, done](Result<std::shared_ptr<const TraceDocument>> doc) {
             if (!doc) {
                 const QString error = QString::fromStdString(doc.error().describe());
-                statusBar()->showMessage("Could not open " + path);
-                if (!quietErrors) QMessageBox::warning(this, failureTitle, error);
+                showError(failureTitle, error);
+                if (!quietErrors) showErrorBox(failureTitle, error);
                 done(nullptr, error);
                 return;
             }
@@ -126,7 +127,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         host->deleteLater();
     m_hosts.clear();
     for (QDockWidget* old : findChildren<QDockWidget*>()) {
-        if (old == m_gridDock) continue;  // the needle grid outlives traces
+        if (old == m_gridDock || old == m_messagesDock) continue;  // these outlive traces
         removeDockWidget(old);
         old->deleteLater();
     }
@@ -144,6 +145,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     canvasPanel()->setExportAction(
         [this] { QTimer::singleShot(0, this, [this] { showExportDialog(); }); });
     setCentralWidget(m_canvas);
+    m_canvas->setFocus();  // the map's keys work without a click first
     m_hosts = {m_canvas};
     QList<QDockWidget*> docks;
     auto dock = [&](const char* name, const char* title, std::unique_ptr<Panel> panel,
@@ -162,11 +164,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);
-    tabifyDockWidget(docks[2], docks[3]);
-    docks[2]->raise();
-    resizeDocks({docks[0], docks[1]}, {300, 340}, Qt::Horizontal);
-    resizeDocks({docks[2]}, {230}, Qt::Vertical);
-    restoreState(QSettings().value("window/state").toByteArray());  // dock layout, by object name
+    restoreLayout();
     if (m_gridDock) {
         // A needle grid stays in sight, on the left with the Overview, so other cells are a
         // click away; the map keeps the centre.
@@ -180,7 +178,11 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     }
     m_toolbar->bind(&s);
     rebuildViewMenu();
-    connect(&s, &ViewerSession::tilesArrived, this, &MainWindow::repaintAll);
+    connect(&s, &ViewerSession::tilesArrived, this, [this] {
+        repaintAll();
+        checkTileErrors();
+    });
+    m_lastTileError.clear();
     connect(&s, &ViewerSession::contextChanged, this, [this] {
         repaintAll();
         showHover();
@@ -244,9 +246,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    if (m_session) settings.setValue("window/state", saveState());
+    saveLayout();
     QMainWindow::closeEvent(event);
 }
 

@@ -65,9 +65,27 @@ public:
     /// Go menu actions, also used by scripts.
     void goToPosition(int64_t token);
     void addBookmark(const QString& name);
+    /// Go to Position with typed text: moves the cursor there, or (returned, and in the status
+    /// bar) says which positions the trace has. Empty when it moved.
+    QString goToText(const QString& text);
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// Help > Keyboard Shortcuts (F1): the map's keys and the window's shortcuts.
+    void showShortcuts();
+    /// Shows `message` in full in the Messages dock (selectable, wrapped, kept across traces)
+    /// and points the status bar at it (main_window_messages.cpp).
+    void showError(const QString& where, const QString& message);
+    /// A warning box (window-modal, not blocking) whose text can be selected and copied.
+    void showErrorBox(const QString& title, const QString& message);
+    /// Everything the Messages dock holds.
+    QString messagesText() const;
+    /// View > Reset Layout: every dock back to its default place and size; the map keeps most
+    /// of the window (main_window_layout.cpp).
+    void resetLayout();
+    /// Whether the central widget (the map, or compare mode's canvases) is shown at a usable
+    /// size: at least a third of the window and no narrower than any side dock.
+    bool layoutShowsMap() const;
 
 signals:
     /// ok: the session is installed; otherwise `error` says why (also shown in a message box
@@ -86,6 +104,9 @@ protected:
 
 private:
     void buildMenus();
+    void buildMessages();
+    /// A new tile error of the session goes to the Messages dock.
+    void checkTileErrors();
     void install(std::shared_ptr<const class TraceDocument> document);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
@@ -94,6 +115,15 @@ private:
     void showHover();
     void find(bool next);
     void rebuildViewMenu();
+    /// The default layout, then the saved one over it, then guardLayout().
+    void restoreLayout();
+    /// Every dock in its default area (tabs, visibility), and its default size.
+    void placeDocks();
+    void sizeDocks();
+    /// Once the layout settles: back to the default layout if it hides the map.
+    void guardLayout();
+    /// Window geometry and (when it shows the map) the dock layout, to QSettings.
+    void saveLayout();
     void applyPendingFocus(const QString& path);
     /// Shows `grid` in the Needle Grid dock, creating the dock the first time.
     void showNeedleGrid(std::shared_ptr<const NeedleGrid> grid);
@@ -115,6 +145,9 @@ private:
     QMenu* m_bookmarksMenu;
     QMenu* m_viewMenu;
     QDockWidget* m_gridDock = nullptr;
+    QDockWidget* m_messagesDock = nullptr;
+    class QPlainTextEdit* m_messages = nullptr;
+    std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;

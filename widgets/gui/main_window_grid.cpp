@@ -28,8 +28,8 @@ void MainWindow::openNeedleGrid(const QString& path) {
         [this, path](Result<NeedleGrid> grid) {
             if (!grid) {
                 const QString error = QString::fromStdString(grid.error().describe());
-                statusBar()->showMessage("Could not open " + path);
-                if (!quietErrors) QMessageBox::warning(this, "Could not open needle grid", error);
+                showError("Could not open needle grid", error);
+                if (!quietErrors) showErrorBox("Could not open needle grid", error);
                 emit needleGridOpened(false, error);
                 return;
             }
@@ -99,6 +99,10 @@ void MainWindow::rebuildViewMenu() {
     for (QDockWidget* d : findChildren<QDockWidget*>()) {
         if (d->parent() != this) continue;
         m_viewMenu->addAction(d->toggleViewAction());
+    }
+    if (m_session) {
+        m_viewMenu->addSeparator();
+        m_viewMenu->addAction("&Reset Layout", this, [this] { resetLayout(); });
     }
     m_viewMenu->setEnabled(!m_viewMenu->isEmpty());
 }

@@ -18,6 +18,7 @@
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/run_model_dialog.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/map_keys.h"
 #include "widgets/view/token_search.h"
 
 namespace gatescope::widgets {
@@ -61,14 +62,11 @@ void MainWindow::buildMenus() {
     QMenu* go = menuBar()->addMenu("&Go");
     go->addAction("Go to &Position...", QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
         if (!m_session) return;
-        const QString text =
-            QInputDialog::getText(this, "Go to position", "Token position (or NN%):");
-        if (text.isEmpty()) return;
-        auto pos = parsePosition(text.toStdString(), m_session->document().n());
-        if (pos)
-            goToPosition(*pos);
-        else
-            statusBar()->showMessage("Not a position: " + text, 4000);
+        const int64_t n = m_session->document().n();
+        const QString text = QInputDialog::getText(
+            this, "Go to position",
+            QString("Token position, 0 to %1 (or NN%):").arg(std::max<int64_t>(0, n - 1)));
+        if (!text.isEmpty()) goToText(text);
     });
     go->addAction("&Find...", QKeySequence::Find, this, [this] { find(false); });
     go->addAction("Find &Next", QKeySequence::FindNext, this, [this] { find(true); });
@@ -82,6 +80,23 @@ void MainWindow::buildMenus() {
 
     m_viewMenu = menuBar()->addMenu("&View");  // a toggle per dock, filled when docks exist
     rebuildViewMenu();
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    QAction* shortcuts = help->addAction("&Keyboard Shortcuts", QKeySequence(Qt::Key_F1), this,
+                                         [this] { showShortcuts(); });
+    shortcuts->setObjectName("helpShortcuts");
+}
+
+QString MainWindow::goToText(const QString& text) {
+    if (!m_session) return "Open a trace first.";
+    const int64_t n = m_session->document().n();
+    if (auto pos = parsePosition(text.toStdString(), n)) {
+        goToPosition(*pos);
+        return {};
+    }
+    const QString hint = QString::fromStdString(positionHint(text.toStdString(), n));
+    statusBar()->showMessage(hint, 8000);
+    return hint;
 }
 
 void MainWindow::find(bool next) {
@@ -103,6 +118,28 @@ void MainWindow::find(bool next) {
     statusBar()->showMessage(QString("%1 matches; at token %2").arg(matches.size()).arg(*hit),
                              4000);
     goToPosition(*hit);
+}
+
+void MainWindow::showShortcuts() {
+    // A table of shortcutHelp()'s "keys<TAB>what" lines; non-blocking, text selectable.
+    QString html = "<table cellspacing='0' cellpadding='3'>";
+    for (const QString& line : QString(shortcutHelp()).split('\n')) {
+        const QStringList parts = line.split('\t');
+        if (parts.size() == 2)
+            html += QString("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(parts[0].toHtmlEscaped(), parts[1].toHtmlEscaped());
+        else if (!line.isEmpty())
+            html +=
+                QString("<tr><td colspan='2'><br><i>%1</i></td></tr>").arg(line.toHtmlEscaped());
+    }
+    html += "</table>";
+    auto* box =
+        new QMessageBox(QMessageBox::NoIcon, "Keyboard Shortcuts", html, QMessageBox::Close, this);
+    box->setObjectName("shortcutsDialog");
+    box->setTextFormat(Qt::RichText);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::rebuildRecentMenu() {

@@ -1,4 +1,5 @@
 #include "widgets/gui/needle_grid_panel.h"
+#include "widgets/gui/imgui_text.h"
 
 #include <algorithm>
 #include <string>
@@ -67,7 +68,7 @@ void NeedleGridPanel::draw(PanelFrame&) {
                 m_open(*c);
             }
             if (ImGui::IsItemHovered()) {
-                ImGui::SetTooltip(
+                wrappedTooltipf(
                     "length %lld, depth %d%%\nexact match: %s\nmatched prefix: %d / %d answer "
                     "tokens\nanswer loss: %.4f nats\nneedle: tokens [%lld, %lld)\n%s",
                     static_cast<long long>(c->length), c->depth, c->exactMatch ? "yes" : "no",

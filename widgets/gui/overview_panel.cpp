@@ -1,4 +1,5 @@
 #include "widgets/gui/overview_panel.h"
+#include "widgets/gui/imgui_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,7 +94,7 @@ void OverviewPanel::draw(PanelFrame& frame) {
             if (ImGui::InvisibleButton("##cell", ImVec2(side, side))) {
                 m_session.context().setLayerHead(layer.index, h);
             }
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d head %d", layer.index, h);
+            if (ImGui::IsItemHovered()) wrappedTooltipf("layer %d head %d", layer.index, h);
             ImGui::PopID();
             const auto& ctx = m_session.context();
             if (ctx.layer() == layer.index && ctx.head() == h) {

@@ -24,6 +24,9 @@ public:
     virtual void draw(PanelFrame& frame) = 0;
     /// The GL context is about to go: free every texture (the context is current).
     virtual void releaseGl(GlTextures& textures) {}
+    /// A key pressed while the host has focus (`qtKey` a Qt::Key): true when the panel acted on
+    /// it (the host then repaints and does not pass it to ImGui).
+    virtual bool keyPressed(int qtKey, bool shift) { return false; }
 
     /// Set by the host: asks for a repaint. Safe to call from any thread (work finished on a
     /// worker calls it).

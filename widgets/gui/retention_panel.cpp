@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "widgets/gui/gl_textures.h"
+#include "widgets/gui/imgui_text.h"
 #include "widgets/gui/job_outcome.h"
 #include "widgets/view/color_scale.h"
 #include "widgets/view/series_binning.h"
@@ -69,8 +70,8 @@ void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values
     if (ImGui::IsItemHovered() && n > 0) {
         const int64_t i = std::clamp<int64_t>(
             static_cast<int64_t>((ImGui::GetIO().MousePos.x - p0.x) / size.x * n), 0, n - 1);
-        ImGui::SetTooltip("position %lld: %.5f", static_cast<long long>(i),
-                          static_cast<double>(values[static_cast<size_t>(i)]));
+        wrappedTooltipf("position %lld: %.5f", static_cast<long long>(i),
+                        static_cast<double>(values[static_cast<size_t>(i)]));
         if (ImGui::IsItemClicked()) m_session.context().setCursor(i);
     }
 }
@@ -125,7 +126,7 @@ void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
         const int c =
             std::clamp(static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / heatH * data.channels),
                        0, data.channels - 1);
-        ImGui::SetTooltip("channel %d (click to choose)", c);
+        wrappedTooltipf("channel %d (click to choose)", c);
         if (ImGui::IsItemClicked()) m_channel = c;
     }
     m_channel = std::clamp(m_channel, 0, data.channels - 1);

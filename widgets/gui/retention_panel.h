@@ -26,6 +26,11 @@ public:
     const char* title() const override { return "Retention"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override;
+    /// The message drawn instead of tracks (e.g. "this model has no forget gates ..."), empty
+    /// while loading or when tracks are drawn.
+    std::string message() const {
+        return m_data && !*m_data ? m_data->error().describe() : std::string();
+    }
 
 private:
     void load(int layer, int head);

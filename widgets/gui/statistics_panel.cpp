@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "widgets/gui/imgui_text.h"
 #include "widgets/gui/job_outcome.h"
 
 namespace gatescope::widgets {
@@ -140,8 +141,8 @@ void StatisticsPanel::drawGates() {
             ImGui::TableNextColumn();
             cellText("%.4g", c.horizonMedian);
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("reached from %.1f%% of start positions",
-                                  c.horizonReachedFraction * 100);
+                wrappedTooltipf("reached from %.1f%% of start positions",
+                                c.horizonReachedFraction * 100);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(c.kind.c_str());
         }

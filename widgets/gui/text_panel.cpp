@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "widgets/gui/imgui_text.h"
 #include "widgets/view/series_binning.h"
 
 namespace gatescope::widgets {
@@ -75,10 +76,10 @@ void TextPanel::draw(PanelFrame&) {
         }
         dl->AddText(p, IM_COL32(235, 235, 235, 255), shown.c_str());
         if (ImGui::IsItemHovered() && doc.perToken) {
-            ImGui::SetTooltip("token %lld (id %d)\nloss %.4f nat, target rank %d",
-                              static_cast<long long>(i), doc.tokens.ids[static_cast<size_t>(i)],
-                              static_cast<double>(doc.perToken->loss[static_cast<size_t>(i)]),
-                              doc.perToken->targetRank[static_cast<size_t>(i)]);
+            wrappedTooltipf("token %lld (id %d)\nloss %.4f nat, target rank %d",
+                            static_cast<long long>(i), doc.tokens.ids[static_cast<size_t>(i)],
+                            static_cast<double>(doc.perToken->loss[static_cast<size_t>(i)]),
+                            doc.perToken->targetRank[static_cast<size_t>(i)]);
         }
         if (clicked) {
             ctx.setCursor(i);

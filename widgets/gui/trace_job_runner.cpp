@@ -27,6 +27,7 @@ bool TraceJobRunner::start(core::TraceRequest request) {
         const bool ok = outcome.ok();
         const QString path = ok ? QString::fromStdString(outcome->path.string()) : QString();
         const QString error = ok ? QString() : QString::fromStdString(outcome.error().describe());
+        m_lastCancelled = !ok && (m_cancel || outcome.error().kind == ErrorKind::Cancelled);
         m_done = true;
         QMetaObject::invokeMethod(
             this, [this, ok, path, error] { emit finished(ok, path, error); },

@@ -27,6 +27,9 @@ public:
     /// Asks the job to stop; finished() follows with a "cancelled" error.
     void cancel() { m_cancel = true; }
     bool running() const { return m_thread.joinable() && !m_done; }
+    /// Whether the last job that finished was cancelled (Cancel, or a Cancelled error), so the
+    /// owner can say "Cancelled" rather than show the job's error.
+    bool lastCancelled() const { return m_lastCancelled; }
 
 signals:
     void progress(double fraction, QString stage);
@@ -38,6 +41,7 @@ private:
     std::thread m_thread;
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_done{true};
+    std::atomic<bool> m_lastCancelled{false};
 };
 
 }  // namespace gatescope::widgets

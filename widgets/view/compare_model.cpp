@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/analysis/compare.h"
 #include "core/maps/trace_head.h"
 #include "widgets/view/retention_model.h"
@@ -36,10 +38,15 @@ Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const dat
 
 Result<std::vector<float>> retentionDifference(const data::TraceReader& a,
                                                const data::TraceReader& b, int layer, int head) {
+    // Which trace has no gates, in plain words ("trace B: this model has no forget gates ...").
+    auto which = [](const char* name, Error e) {
+        e.message = fmt::format("trace {}: {}", name, e.message);
+        return e;
+    };
     auto ra = loadRetention(a, layer, head);
-    if (!ra) return ra.error();
+    if (!ra) return which("A", ra.error());
     auto rb = loadRetention(b, layer, head);
-    if (!rb) return rb.error();
+    if (!rb) return which("B", rb.error());
     const RetentionData &x = **ra, &y = **rb;
     if (x.n != y.n || x.channels != y.channels)
         return Error{ErrorKind::Missing, "the gates of A and B differ in shape", b.path(), {}};

@@ -1,5 +1,7 @@
 #include "widgets/view/layer_stats.h"
 
+#include "widgets/view/retention_model.h"
+
 #include <string>
 
 namespace gatescope::widgets {
@@ -7,9 +9,7 @@ namespace gatescope::widgets {
 Result<core::LayerGateStats> computeGateStats(const data::TraceReader& reader, int layer,
                                               const std::atomic<bool>& cancelled) {
     const data::LayerInfo* info = reader.summary().layer(layer);
-    if (!info || !info->hasGates)
-        return Error{
-            ErrorKind::Missing, "layer " + std::to_string(layer) + " has no gates", {}, {}};
+    if (!info || !info->hasGates) return noGatesError(reader.summary(), layer);
     auto gates = reader.gates(layer);
     if (!gates) return gates.error();
     if (cancelled) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};

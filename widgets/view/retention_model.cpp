@@ -7,12 +7,25 @@
 
 namespace gatescope::widgets {
 
+Error noGatesError(const data::TraceSummary& summary, int layer) {
+    bool any = false;
+    for (const data::LayerInfo& info : summary.layers)
+        any = any || info.hasGates;
+    if (!any) {
+        return Error{ErrorKind::Missing,
+                     "this model has no forget gates, so there is no retention to show (like a "
+                     "softmax Transformer, it keeps every token)",
+                     {},
+                     {}};
+    }
+    return Error{ErrorKind::Missing, fmt::format("layer {} has no forget gates", layer), {}, {}};
+}
+
 Result<std::shared_ptr<const RetentionData>> loadRetention(const data::TraceReader& reader,
                                                            int layer, int head) {
     const data::LayerInfo* info = reader.summary().layer(layer);
     if (!info || !info->hasGates) {
-        return Error{ErrorKind::Missing, fmt::format("layer {} stores no gates", layer),
-                     reader.path(), data::schema::gatesPath(layer)};
+        return noGatesError(reader.summary(), layer);
     }
     auto out = std::make_shared<RetentionData>();
     out->layer = layer;

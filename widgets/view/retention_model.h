@@ -29,8 +29,13 @@ struct RetentionData {
     }
 };
 
-/// Reads the gates of (layer, head) (all heads when gates are scalar). Errors: Missing when the
-/// layer has no gates, the reader's errors.
+/// The Missing error for a layer without gates, in the reader's words rather than the file's:
+/// "this model has no forget gates (...)" when no layer has any (a softmax Transformer), else
+/// "layer N has no forget gates". No path or dataset name: nothing is wrong with the file.
+Error noGatesError(const data::TraceSummary& summary, int layer);
+
+/// Reads the gates of (layer, head) (all heads when gates are scalar). Errors: noGatesError
+/// when the layer has no gates, the reader's errors.
 Result<std::shared_ptr<const RetentionData>> loadRetention(const data::TraceReader& reader,
                                                            int layer, int head);
 

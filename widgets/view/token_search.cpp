@@ -73,4 +73,22 @@ std::optional<int64_t> parsePosition(std::string_view text, int64_t n) {
     return value;
 }
 
+namespace {
+/// 12345 -> "12,345".
+std::string grouped(int64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+}  // namespace
+
+std::string positionHint(std::string_view text, int64_t n) {
+    if (n <= 0) return "This trace has no tokens.";
+    return "Not a position: " + std::string(text) + ". This trace has positions 0 to " +
+           grouped(n - 1) + " (type 1234, 1,234 or 50%).";
+}
+
 }  // namespace gatescope::widgets

@@ -29,4 +29,9 @@ std::optional<int64_t> nextMatch(const std::vector<int64_t>& matches, int64_t fr
 /// [0, n).
 std::optional<int64_t> parsePosition(std::string_view text, int64_t n);
 
+/// What Go to Position says when `text` is not a position of a trace of `n` tokens: the valid
+/// range and the accepted forms, e.g. "Not a position: 99999. This trace has positions 0 to
+/// 1,417 (type 1234, 1,234 or 50%)."
+std::string positionHint(std::string_view text, int64_t n);
+
 }  // namespace gatescope::widgets
