@@ -1,7 +1,11 @@
 // `--intervene` values: parsing every kind and selector, refusing the rest with an error naming
 // the option and the value, and planInterventions' checks against a model's ranges and gates.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
+#include "core/batch/batch_recipe.h"
 #include "core/model/intervention_plan.h"
 
 namespace gatescope {
@@ -144,6 +148,44 @@ TEST(InterventionPlan, AcceptsWholeGroupsAndSelectsWhatItNames) {
     auto none = core::planInterventions({}, fourByFour(6, 2), ids, "cuda");
     ASSERT_TRUE(none);
     EXPECT_EQ(*none, nullptr);
+}
+
+}  // namespace
+}  // namespace gatescope
+
+namespace gatescope {
+namespace {
+
+std::filesystem::path writeRecipe(const std::string& name, const nlohmann::json& trace) {
+    const auto dir = std::filesystem::temp_directory_path() / "gatescope_intervention_recipe";
+    std::filesystem::create_directories(dir);
+    const auto file = dir / name;
+    nlohmann::json recipe = {{"output", "out"},
+                             {"checkpoints", {"models/fox"}},
+                             {"inputs", {"a.txt"}},
+                             {"trace", trace}};
+    std::ofstream(file) << recipe.dump();
+    return file;
+}
+
+TEST(InterventionRecipe, TraceInterventionsAreReadWithPatchPathsBesideTheRecipe) {
+    const auto file = writeRecipe(
+        "ok.json", {{"interventions", {"gate=1@layers=1", "gate=from:base.h5@layers=0"}}});
+    auto recipe = core::readRecipe(file);
+    ASSERT_TRUE(recipe) << recipe.error().describe();
+    const auto& items = recipe->trace.interventions;
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_EQ(items[0].kind, InterventionKind::GateOne);
+    EXPECT_EQ(items[1].patchTrace, std::filesystem::absolute(file).parent_path() / "base.h5");
+}
+
+TEST(InterventionRecipe, ABadValueNamesTheKey) {
+    for (const auto& bad : {nlohmann::json{{"interventions", {"gate=7"}}},
+                            nlohmann::json{{"interventions", "gate=1"}}}) {
+        auto recipe = core::readRecipe(writeRecipe("bad.json", bad));
+        ASSERT_FALSE(recipe) << bad.dump();
+        EXPECT_EQ(recipe.error().object, "trace.interventions") << recipe.error().describe();
+    }
 }
 
 }  // namespace
