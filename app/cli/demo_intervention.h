@@ -13,7 +13,7 @@ namespace gatescope::app {
 
 /// Which layer the demo switches off and the training length its summary splits at (the bundled
 /// FoX sample: 4 layers, trained on 512-byte sequences; docs/sample-models.md).
-inline constexpr int kDemoNoForgetLayer = 0;
+inline constexpr int kDemoNoForgetLayer = 2;
 inline constexpr int64_t kDemoTrainingLength = 512;
 
 struct DemoIntervention {
