@@ -47,9 +47,8 @@ void expectIntervenedMatches(const test::GsaRefConfig& c, const std::string& tag
                 tag.c_str(), diff / scale, moved);
     EXPECT_LT(diff / scale, 1e-4);
     EXPECT_GT(moved, 1e-3) << "the intervention should change the logits";
-    // The recorded gates are the intervened ones: per query head, the hooks' value of the
-    // model's own gate, and the recorded cumulative sum is theirs.
-    const int group = c.heads / c.kvHeads;
+    // The recorded cumulative sum (what exact tiles are recomputed from) is that of the recorded,
+    // intervened gates.
     for (const auto& [layer, rec] : probe.layers) {
         const auto& cum = rec.factors.at("log_forget_cumsum");
         ASSERT_EQ(rec.logRetention.shape, (std::vector<int64_t>{c.heads, n, c.slots}));
@@ -64,7 +63,6 @@ void expectIntervenedMatches(const test::GsaRefConfig& c, const std::string& tag
                 }
             }
         EXPECT_LT(worst, 1e-3) << "cumulative sum of the recorded gates, layer " << layer;
-        (void)group;
     }
     std::filesystem::remove_all(dir);
 }
