@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/demo_figures.h"
+#include "app/cli/demo_intervention.h"
 #include "app/cli/display_probe.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/offscreen_figures.h"
@@ -56,6 +57,9 @@ public:
         auto comparison = compare(traces[0], traces[1], out / "compare.json");
         if (!comparison) return reportError(comparison.error());
         printComparison(*comparison);
+        auto intervention = runDemoIntervention(m_models[0], m_text, m_tokens, traces[0], out);
+        if (!intervention) return reportError(intervention.error());
+        printIntervention(*intervention, out);
         const bool display = !m_headless && displayReachable();
         if (display && canRenderFigures()) {
             fmt::print("opening the viewer on {} and {}\n", traces[0].string(), traces[1].string());
@@ -124,6 +128,18 @@ private:
             fmt::print("  positions {:>6}-{:<6} mean delta {:+.4f}\n", bin.begin, bin.end,
                        *bin.meanDelta);
         }
+    }
+
+    static void printIntervention(const DemoIntervention& iv, const std::filesystem::path& out) {
+        if (!iv.shown) {
+            fmt::print("no intervention shown: {}\n", iv.note);
+            return;
+        }
+        fmt::print(
+            "A without forgetting in layer {} (--intervene gate=1@layers={}): loss {:+.4f} "
+            "nats/token within the {}-token training length, {:+.4f} beyond it ({})\n",
+            kDemoNoForgetLayer, kDemoNoForgetLayer, iv.deltaWithin, kDemoTrainingLength,
+            iv.deltaBeyond, (out / "intervention.json").string());
     }
 
     std::string m_out = "out/demo";

@@ -62,6 +62,13 @@ void printText(const data::TraceSummary& s, const nlohmann::json& manifest) {
     if (auto it = manifest.find("input_file"); it != manifest.end()) {
         fmt::print("input        {}\n", it->value("path", std::string("?")));
     }
+    // What was changed in the forward (trace --intervene): the stored gates are the changed ones.
+    if (auto it = manifest.find("interventions"); it != manifest.end() && it->is_array()) {
+        for (const auto& item : *it) {
+            fmt::print("intervened   {}\n",
+                       item.is_object() ? item.value("spec", std::string("?")) : item.dump());
+        }
+    }
     fmt::print("per-token    {}\n", s.hasPerToken ? "loss, target rank, entropy" : "absent");
     fmt::print("layers       {}\n", s.layers.size());
     for (const auto& layer : s.layers) {

@@ -52,6 +52,12 @@ public:
         sub.add_option("--compression", m_compression, "deflate (default), zstd, lz4 or none")
             ->check(CLI::IsMember({"deflate", "zstd", "lz4", "none"}));
         sub.add_flag("--factors-f16", m_request.writer.factorsAsF16, "Store factors as float16");
+        sub.add_option("--intervene", m_interventions,
+                       "Change the forward (repeatable, applied in order): WHAT[@WHERE], WHAT "
+                       "gate=1 | gate=C | gate=clamp(LO,HI) | gate=from:TRACE.h5 | log_gate*S | "
+                       "ablate, WHERE layers=L;heads=H;channels=C (docs/interventions.md)")
+            ->expected(1)
+            ->take_all();
         sub.add_flag("--json", m_json, "Print the outcome as JSON");
     }
 
@@ -116,12 +122,16 @@ private:
             {"lz4", data::Compression::Lz4},
             {"none", data::Compression::None}};
         m_request.writer.compression = compressions.at(m_compression);
+        auto interventions = core::parseInterventions(m_interventions);
+        if (!interventions) return interventions.error();
+        m_request.interventions = std::move(*interventions);
         return Ok{};
     }
 
     core::TraceRequest m_request;
     std::string m_inputKind = "auto", m_range, m_layers, m_heads, m_dtype = "float32";
     std::string m_documents;
+    std::vector<std::string> m_interventions;
     std::string m_compression = "deflate";
     bool m_noFactors = false, m_noPyramids = false, m_json = false;
 };

@@ -34,7 +34,7 @@ Result<InputKind> parseKind(const std::string& text, const Reader& r) {
 Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     if (auto st = rejectUnknownKeys(t,
                                     {"device", "dtype", "threads", "layers", "pyramids", "factors",
-                                     "values", "pyramid_side", "compression"},
+                                     "values", "pyramid_side", "compression", "interventions"},
                                     "trace.", r.file);
         !st)
         return st;
@@ -61,6 +61,22 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     if (!names.count(compression))
         return r.error("trace.compression", "deflate, zstd, lz4 or none");
     out.writer.compression = names.at(compression);
+    // As `trace --intervene`, each run's model checks them (docs/interventions.md); patch traces
+    // are relative to the recipe's folder like every other path.
+    if (t.contains("interventions")) {
+        const auto& list = t["interventions"];
+        if (!list.is_array() ||
+            !std::all_of(list.begin(), list.end(), [](const auto& v) { return v.is_string(); }))
+            return r.error("trace.interventions", "a list of --intervene values (strings)");
+        auto parsed =
+            parseInterventions(list.get<std::vector<std::string>>(), "trace.interventions");
+        if (!parsed) return r.error("trace.interventions", parsed.error().message);
+        for (auto& item : *parsed) {
+            if (item.kind == InterventionKind::GatePatch && item.patchTrace.is_relative())
+                item.patchTrace = r.file.parent_path() / item.patchTrace;
+        }
+        out.interventions = std::move(*parsed);
+    }
     return Ok{};
 }
 

@@ -20,6 +20,8 @@
 
 namespace gatescope::core {
 
+struct InterventionPlan;  // core/model/intervention_plan.h
+
 enum class ComputeDType { Float32, BFloat16 };
 std::string_view toString(ComputeDType dtype);
 
@@ -44,6 +46,10 @@ struct RunOptions {
     /// ModelInfo::packedDocuments is false fail with ErrorKind::Unsupported when given more than
     /// one document; malformed starts are ErrorKind::Usage.
     std::vector<int64_t> documentStarts;
+    /// Gate and head interventions (core/model/intervention_plan.h, built by planInterventions
+    /// for this model and these ids); null: none. Applied where each layer computes its gates and
+    /// before its output projection (engine/nn/interventions.h); CPU only.
+    std::shared_ptr<const InterventionPlan> interventions;
 };
 
 /// What a forward produced besides the probe's records.
@@ -73,6 +79,10 @@ struct ModelInfo {
     int vocabSize = 0;
     std::optional<int32_t> bosId;
     bool packedDocuments = false;  ///< forward() honours RunOptions::documentStarts
+    /// The gate that interventions change (the one a trace stores as gates/log_retention): 0 no
+    /// gate, 1 one scalar per head and token, C > 1 per-channel (Wall channels, GSA slots).
+    int gateChannels = 0;
+    int gateGroup = 1;  ///< query heads sharing one gate (grouped-query heads with shared gates)
 };
 
 /// A loaded model. forward() may be called repeatedly but not concurrently.

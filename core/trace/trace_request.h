@@ -13,6 +13,7 @@
 
 #include "core/input/documents.h"
 #include "core/input/input.h"
+#include "core/model/intervention.h"
 #include "core/model/model.h"
 #include "data/common/result.h"
 #include "data/trace/trace_writer.h"
@@ -34,6 +35,9 @@ struct TraceRequest {
     /// Packed documents in the input (`--documents`): Mode::None is one document. Models without
     /// ModelInfo::packedDocuments refuse more than one (ErrorKind::Unsupported).
     DocumentSplit documents;
+    /// `--intervene`, in order (core/model/intervention.h); checked against the model and the
+    /// input by the job (planInterventions) and recorded in the manifest ("interventions").
+    std::vector<Intervention> interventions;
     int64_t pyramidFinestSide = 1024;  ///< finest stored level has at most this many cells a side
     data::TraceWriterOptions writer;
 };

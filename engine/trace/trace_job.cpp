@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/checkpoint/checkpoint.h"
+#include "core/model/intervention_plan.h"
 #include "core/tokenizer/load_tokenizer.h"
 #include "core/trace/memory_budget.h"
 #include "core/trace/thread_limit.h"
@@ -173,6 +174,10 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
                                  checkpoint->modelType()),
                      request.modelDir.string(), "--documents"};
     }
+    // Checked (and patch traces read) before the output file exists.
+    auto interventions =
+        planInterventions(request.interventions, model->info(), input->ids, request.device);
+    if (!interventions) return interventions.error();
 
     data::TraceWriterOptions writerOptions = request.writer;
     if (writerOptions.encodeThreads == 0) writerOptions.encodeThreads = request.threads;
@@ -190,6 +195,7 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
     run.device = request.device;
     run.threads = request.threads;
     run.documentStarts = std::move(*documents);
+    run.interventions = *interventions;
     run.cancelled = [&] { return (cancel && cancel->load()) || recorder.failure().has_value(); };
     auto result = model->forward(input->ids, {}, run, &recorder);
     // Layers of a GPU forward may still be on their way to the file (the recorder's writer

@@ -40,6 +40,8 @@ nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
         {"layers", request.layers},          {"pyramid_heads", request.pyramidHeads},
         {"factors", request.storeFactors},   {"values", request.storeValues},
         {"pyramids", request.storePyramids}, {"pyramid_finest_side", request.pyramidFinestSide}};
+    // What was changed in the forward (docs/interventions.md); absent when nothing was.
+    if (!request.interventions.empty()) m.extra["interventions"] = toJson(request.interventions);
     return m.toJson();
 }
 

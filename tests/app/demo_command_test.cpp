@@ -30,6 +30,13 @@ TEST(DemoCommand, HeadlessRunWritesTracesComparisonAndFigures) {
     const auto& bins = compare["loss"]["linear_bins"];
     ASSERT_EQ(bins.size(), 2u);  // 1024-token bins over 2048 tokens
     EXPECT_LT(bins[1]["mean_delta"].get<double>(), -0.5) << bins.dump();
+    // The intervention it shows: FoX without forgetting in one layer costs loss.
+    const auto iv = nlohmann::json::parse(test::readFile(tmp / "demo" / "intervention.json"));
+    EXPECT_EQ(iv["positions_within"], 512);
+    EXPECT_GT(iv["mean_loss_delta_within"].get<double>(), 0.05) << iv.dump();
+    EXPECT_GT(iv["mean_loss_delta_beyond"].get<double>(), 0.05) << iv.dump();
+    EXPECT_TRUE(std::filesystem::exists(iv["trace"].get<std::string>()));
+    EXPECT_NE(r.out.find("A without forgetting in layer"), std::string::npos) << r.out;
 #ifdef GATESCOPE_WITH_GUI
     for (const char* figure : {"fox-grid.png", "transformer-grid.png", "fox-loss.svg"})
         EXPECT_GT(std::filesystem::file_size(tmp / "demo" / "figures" / figure), 1000u) << figure;

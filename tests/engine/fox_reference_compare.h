@@ -11,6 +11,7 @@
 
 #include "core/maps/head_maps.h"
 #include "fox_reference_model.h"
+#include "intervention_support.h"
 
 namespace gatescope::test::fox {
 
@@ -35,9 +36,13 @@ inline std::pair<double, double> headDiff(const std::vector<float>& ours,
 }
 
 /// Writes `c` with seed `seed`, runs `n` ids through gatescope and the reference, and checks
-/// every output named above. `tolerance`: relative, on logits, q and k.
+/// every output named above. `tolerance`: relative, on logits, q and k. `interventions`
+/// (`--intervene` values) run in both: the engine through RunOptions::interventions, the
+/// reference through its hooks (intervention_support.h); the recorded gates and the attention
+/// recomputed from the factors are then the intervened ones.
 inline void expectMatchesReference(const RefConfig& c, const std::string& tag, int64_t n,
-                                   unsigned seed, double tolerance = 1e-4) {
+                                   unsigned seed, double tolerance = 1e-4,
+                                   const std::vector<std::string>& interventions = {}) {
     const auto weights = randomRefWeights(c, seed);
     const auto dir = scratchDir("fox_ref", tag);
     writeCheckpoint(dir, refConfigJson(c), weights);
@@ -51,10 +56,16 @@ inline void expectMatchesReference(const RefConfig& c, const std::string& tag, i
     core::RunOptions options;
     options.returnLogits = true;
     options.threads = 2;
+    RefHooks hooks;
+    if (!interventions.empty()) {
+        auto planned = planFor(interventions, info, ids);
+        options.interventions = planned.plan;
+        hooks = planned.hooks;
+    }
     Recorder probe;
     auto result = (*model)->forward(ids, {}, options, &probe);
     ASSERT_TRUE(result) << result.error().describe();
-    const auto ref = runReference(c, weights, ids);
+    const auto ref = runReference(c, weights, ids, hooks);
     const auto [logitDiff, logitScale] = headDiff(result->logits.data, {ref.logits});
     std::printf("[ compare  ] %s: logits max |diff| / max |ref| = %.3g\n", tag.c_str(),
                 logitDiff / logitScale);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fox_reference_checkpoint.h"
+#include "reference_hooks.h"
 
 namespace gatescope::test::fox {
 
@@ -99,9 +100,10 @@ inline std::vector<ref::Mat> perHead(const ref::Mat& x, int headDim) {
 
 }  // namespace detail
 
-/// Runs `c`'s model with weights `w` on `ids` in float64.
+/// Runs `c`'s model with weights `w` on `ids` in float64; `hooks` change its forget gates and
+/// drop heads (reference_hooks.h).
 inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
-                              const std::vector<int32_t>& ids) {
+                              const std::vector<int32_t>& ids, const RefHooks& hooks = {}) {
     using namespace ref;
     using namespace detail;
     const int n = static_cast<int>(ids.size()), hd = c.headDim(), group = c.heads / c.kv();
@@ -139,8 +141,9 @@ inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
                      : Mat{};
             for (int h = 0; h < c.heads; ++h)
                 for (int t = 0; t < n; ++t)
-                    rec.logF[h][t] =
-                        logSigmoid(full ? logits[t][h] : w.at(a_ + "fgate_bias").values[h]);
+                    rec.logF[h][t] = hooks.logGate(
+                        l, h, t, 0,
+                        logSigmoid(full ? logits[t][h] : w.at(a_ + "fgate_bias").values[h]));
         }
         Mat o(n, std::vector<double>(c.d, 0.0));
         rec.lse.assign(c.heads, std::vector<double>(n));
@@ -181,6 +184,10 @@ inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
                 for (int i = 0; i < c.d; ++i)
                     o[t][i] *= activation(act, g[t][i]);
         }
+        for (int h = 0; h < c.heads; ++h)
+            if (hooks.ablated(l, h))
+                for (int t = 0; t < n; ++t)
+                    std::fill(o[t].begin() + h * hd, o[t].begin() + (h + 1) * hd, 0.0);
         const auto y = linear(o, w.at(a_ + "o_proj.weight"));
         for (int t = 0; t < n; ++t)
             for (int i = 0; i < c.d; ++i)

@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/checkpoint/safetensors_file.h"
+#include "reference_hooks.h"
 #include "reference_model_support.h"
 
 namespace gatescope::test::gatedfwa {
@@ -185,9 +186,10 @@ inline double crossEntropy(const std::vector<double>& row, int64_t width, int64_
 }  // namespace detail
 
 /// Runs GPTGated on `ids` in float64. `targets[i] < 0` (or i past its end) means no target.
+/// `hooks` change the memory gate log lambda and drop heads (reference_hooks.h).
 inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
-                              const std::vector<int32_t>& ids,
-                              const std::vector<int32_t>& targets) {
+                              const std::vector<int32_t>& ids, const std::vector<int32_t>& targets,
+                              const RefHooks& hooks = {}) {
     using namespace ref;
     using detail::kNormEps;
     const int64_t n = ids.size(), d = c.hidden, hd = c.headDim();
@@ -249,7 +251,8 @@ inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
                     for (int64_t i = 0; i < d; ++i)
                         z += a[t][i] * lambda.values[i * heads + h];
                     const double beta = (z > 0 ? z : std::expm1(z)) + 1.0;
-                    running += detail::logSigmoid(logit[t][h] * beta) * (1.0 / (beta + 1e-3));
+                    running += hooks.logGate(
+                        l, h, t, 0, detail::logSigmoid(logit[t][h] * beta) * (1.0 / (beta + 1e-3)));
                     u[h][t] = running;
                 }
             }
@@ -273,6 +276,10 @@ inline RefOutput runReference(const RefConfig& c, const TensorMap& w,
                     for (int64_t e = 0; e < hd; ++e)
                         y[i][h * hd + e] += s[j - first] / sum * v[j][h * hd + e];
             }
+        for (int h = 0; h < heads; ++h)
+            if (hooks.ablated(l, h))
+                for (int64_t t = 0; t < n; ++t)
+                    std::fill(y[t].begin() + h * hd, y[t].begin() + (h + 1) * hd, 0.0);
         const auto o = linear(y, w.at(p + "c_proj.weight"));
         for (int64_t t = 0; t < n; ++t)
             for (int64_t i = 0; i < d; ++i)

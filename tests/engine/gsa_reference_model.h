@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reference_hooks.h"
 #include "reference_model_support.h"
 
 namespace gatescope::test {
@@ -104,9 +105,11 @@ inline int officialIntermediateSize(int hidden, double hiddenRatio) {
 
 namespace gsaref = ref;
 
-/// Logits [n][vocab] of the model in float64.
+/// Logits [n][vocab] of the model in float64. `hooks` change each slot's decay alpha (gate head =
+/// kv head, channel = slot; the write weight 1 - alpha stays the model's) and drop heads
+/// (reference_hooks.h).
 inline gsaref::Mat gsaReferenceLogits(const GsaRefConfig& c, const TensorMap& w,
-                                      const std::vector<int32_t>& ids) {
+                                      const std::vector<int32_t>& ids, const RefHooks& hooks = {}) {
     using namespace gsaref;
     const int64_t n = ids.size(), m = c.slots, group = c.heads / c.kvHeads;
     const auto& emb = w.at("model.embeddings.weight");
@@ -164,7 +167,9 @@ inline gsaref::Mat gsaReferenceLogits(const GsaRefConfig& c, const TensorMap& w,
                 std::vector<double> score(m);
                 for (int64_t j = 0; j < m; ++j) {
                     const double logAlpha = -std::log1p(std::exp(-f[t][kv * m + j])) / c.tau;
-                    const double alpha = std::exp(logAlpha), s = 1.0 - alpha;
+                    const double s = 1.0 - std::exp(logAlpha);
+                    const double alpha =
+                        std::exp(hooks.logGate(l, kv, t, static_cast<int>(j), logAlpha));
                     for (int i = 0; i < c.hkd; ++i)
                         sk[j][i] = alpha * sk[j][i] + s * k[t][kv * c.hkd + i];
                     for (int i = 0; i < c.hvd; ++i)
@@ -188,6 +193,10 @@ inline gsaref::Mat gsaReferenceLogits(const GsaRefConfig& c, const TensorMap& w,
                 e = silu(e);
         // fla's rms_norm_linear is called without g_norm's eps: its default 1e-5 applies.
         o = rms(o, c.affine ? &w.at(p + "attn.g_norm.weight") : nullptr, 1e-5);
+        for (int h = 0; h < c.heads; ++h)
+            if (hooks.ablated(l, h))
+                for (int64_t t = 0; t < n; ++t)
+                    std::fill(o[t].begin() + h * c.hvd, o[t].begin() + (h + 1) * c.hvd, 0.0);
         auto y = linear(o, w.at(p + "attn.o_proj.weight"));
         for (int64_t t = 0; t < n; ++t)
             for (int i = 0; i < c.d; ++i)

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "reference_hooks.h"
+
 namespace gatescope::test::power {
 
 struct RefConfig {
@@ -98,8 +100,9 @@ inline void rotary(std::vector<double>& x, int64_t n, int heads, int d) {
 
 /// Runs the model on `ids` in float64; `targets[i] < 0` (or i past its end) means no target
 /// (GPT.forward's F.cross_entropy over the logits, natural log).
+/// `hooks` change the gates (per kv head) and drop heads (reference_hooks.h).
 inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::vector<int>& ids,
-                              const std::vector<int>& targets = {}) {
+                              const std::vector<int>& targets = {}, const RefHooks& hooks = {}) {
     using namespace detail;
     const int64_t n = ids.size();
     const int d = c.headDim, hkv = c.kvHeads, hq = c.heads(), dm = c.hidden;
@@ -128,7 +131,7 @@ inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::v
             std::copy(row + (hq + hkv) * d, row + (hq + 2 * hkv) * d, rec.v.begin() + t * hkv * d);
             for (int h = 0; h < hkv && c.gating; ++h) {
                 const double z = 6.906768 + row[(hq + 2 * hkv) * d + h];
-                rec.logG[t * hkv + h] = -std::log1p(std::exp(-z));
+                rec.logG[t * hkv + h] = hooks.logGate(l, h, t, 0, -std::log1p(std::exp(-z)));
             }
         }
         rotary(rec.q, n, hq, d);
@@ -162,6 +165,10 @@ inline RefOutput runReference(const RefConfig& c, const Weights& w, const std::v
                         y[(i * hq + h) * d + e] += wts[j] / sum * rec.v[(j * hkv + kv) * d + e];
             }
         }
+        for (int h = 0; h < hq; ++h)
+            if (hooks.ablated(l, h))
+                for (int64_t t = 0; t < n; ++t)
+                    std::fill_n(y.begin() + (t * hq + h) * d, d, 0.0);
         auto o =
             linear(y, n, hq * d, dm, w.at(p + "attn.c_proj.weight"), bias(p + "attn.c_proj.bias"));
         for (size_t i = 0; i < x.size(); ++i)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reference_hooks.h"
 #include "reference_model_support.h"
 
 namespace gatescope::test {
@@ -94,10 +95,12 @@ struct WallRefResult {
     std::vector<ref::Mat> probs0, decay0;
 };
 
-/// `starts`: packed documents (first 0; empty: one document).
+/// `starts`: packed documents (first 0; empty: one document). `hooks` change the per-channel
+/// gates (or the scalar gate when gate_dim is 0) and drop heads (reference_hooks.h).
 inline WallRefResult wallReference(const WallRefConfig& c, const TensorMap& w,
                                    const std::vector<int32_t>& ids,
-                                   const std::vector<int64_t>& starts = {}) {
+                                   const std::vector<int64_t>& starts = {},
+                                   const RefHooks& hooks = {}) {
     using namespace ref;
     const int64_t n = ids.size(), hd = c.headDim, group = c.heads / c.kvHeads;
     WallRefResult result;
@@ -145,6 +148,11 @@ inline WallRefResult wallReference(const WallRefConfig& c, const TensorMap& w,
                     z = logsigmoid(z);
                     if (c.softClamp > 0) z = c.softClamp * std::expm1(z / c.softClamp);
                 }
+            for (int64_t t = 0; t < n; ++t)
+                for (int gh = 0; gh < c.gateHeads(); ++gh)
+                    for (int ch = 0; ch < c.gateDim; ++ch)
+                        g[t][gh * c.gateDim + ch] =
+                            hooks.logGate(l, gh, t, ch, g[t][gh * c.gateDim + ch]);
         }
         Mat gs;  // [n][heads], the scalar gate (no soft clamp: FoX's gate)
         if (c.scalarGate) {
@@ -152,6 +160,10 @@ inline WallRefResult wallReference(const WallRefConfig& c, const TensorMap& w,
             for (auto& row : gs)
                 for (auto& z : row)
                     z = logsigmoid(z);
+            if (c.gateDim == 0)  // then the scalar gate is the layer's gate
+                for (int64_t t = 0; t < n; ++t)
+                    for (int h = 0; h < c.heads; ++h)
+                        gs[t][h] = hooks.logGate(l, h, t, 0, gs[t][h]);
         }
         Mat o(n, std::vector<double>(c.heads * hd, 0.0));
         for (int h = 0; h < c.heads; ++h) {
@@ -204,6 +216,10 @@ inline WallRefResult wallReference(const WallRefConfig& c, const TensorMap& w,
                 }
             }
         }
+        for (int h = 0; h < c.heads; ++h)
+            if (hooks.ablated(l, h))
+                for (int64_t t = 0; t < n; ++t)
+                    std::fill(o[t].begin() + h * hd, o[t].begin() + (h + 1) * hd, 0.0);
         auto y = linear(o, w.at(p + "attn.o_proj.weight"));
         for (int64_t t = 0; t < n; ++t)
             for (int i = 0; i < c.d; ++i)

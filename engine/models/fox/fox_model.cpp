@@ -8,6 +8,7 @@
 #include "engine/models/fox/fox_weights.h"
 #include "engine/nn/attention.h"
 #include "engine/nn/decoder_model.h"
+#include "engine/nn/interventions.h"
 
 namespace gatescope::core::fox {
 
@@ -24,6 +25,7 @@ public:
     static void describe(const FoxConfig& c, ModelInfo& info) {
         info.family = c.forgetGate == ForgetGate::None ? "transformer" : "fox";
         info.headDim = c.headDim;
+        info.gateChannels = c.forgetGate == ForgetGate::None ? 0 : 1;
     }
 
     static void move(FoxWeights& w, const DeviceMover& move) {
@@ -92,6 +94,7 @@ public:
         } else if (c.forgetGate != ForgetGate::None) {
             logForget = torch::log_sigmoid(w.forgetBias).unsqueeze(1).expand({h, n});
         }
+        if (logForget.defined()) logForget = intervenedLogGate(pass().options, layer, logForget);
         torch::Tensor cumsum;
         if (logForget.defined()) cumsum = torch::cumsum(logForget, 1).contiguous();
 
@@ -116,6 +119,7 @@ public:
             auto g = w.outputGate(a, precision).to(torch::kFloat32);
             o = (gateActivation(g, c.outputGateActivation) * o.to(torch::kFloat32)).to(act);
         }
+        o = ablatedHeads(pass().options, layer, o, static_cast<int>(h));
         auto residual = x + w.o(o, precision).to(torch::kFloat32);
 
         auto m = rmsNorm(residual, w.mlpNorm, c.normEps, act);

@@ -5,6 +5,7 @@
 
 #include "engine/models/gatedfwa/gatedfwa_gate.h"
 #include "engine/nn/attention.h"
+#include "engine/nn/interventions.h"
 
 namespace gatescope::core::gatedfwa {
 
@@ -68,6 +69,7 @@ torch::Tensor gatedFwaBlock(const GatedFwaLayerWeights& w, const torch::Tensor& 
     torch::Tensor cumsum;  // U = cumsum(log lambda) [H, N] fp32; undefined without the gate
     if (c.forgetGate) {
         gate = memoryGate(w, a, precision);
+        if (ctx.options) gate.logGate = intervenedLogGate(*ctx.options, ctx.layer, gate.logGate);
         cumsum = torch::cumsum(gate.logGate, 1).contiguous();
     }
 
@@ -78,6 +80,7 @@ torch::Tensor gatedFwaBlock(const GatedFwaLayerWeights& w, const torch::Tensor& 
     auto attention =
         additiveDecayAttention(qh, kh, vh, cumsum, scale, c.window, precision.bf16, ctx.threads);
     auto y = attention.out.to(act).permute({1, 0, 2}).reshape({n, h * hd});
+    if (ctx.options) y = ablatedHeads(*ctx.options, ctx.layer, y, static_cast<int>(h));
     auto residual = x + w.proj(y, precision).to(torch::kFloat32);
 
     auto m = parameterFreeNorm(residual, act);

@@ -2,6 +2,7 @@
 // and the ReLU^2 MLP, parameter-free RMSNorms), instrumented.
 #pragma once
 
+#include "core/model/model.h"
 #include "core/model/probe.h"
 #include "engine/models/gatedfwa/gatedfwa_weights.h"
 
@@ -14,6 +15,9 @@ struct BlockContext {
     const torch::Tensor& cos;  ///< [N, D/2] rounded to bf16, as nanochat stores them
     const torch::Tensor& sin;  ///< [N, D/2], sign flipped for applyRotaryHalf (see the .cpp)
     int threads = 0;
+    const RunOptions* options =
+        nullptr;    ///< interventions (engine/nn/interventions.h); may be null
+    int layer = 0;  ///< the block's layer, for interventions
 };
 
 /// x + attn(norm(x)), then + mlp(norm(.)), on the float32 residual stream x [N, d]. Fills `record`

@@ -16,6 +16,7 @@ public:
     static void describe(const GatedFwaConfig& c, ModelInfo& info) {
         info.family = "gatedfwa";
         info.headDim = c.headDim;
+        info.gateChannels = c.forgetGate ? 1 : 0;
     }
 
     static void move(GatedFwaWeights& w, const DeviceMover& move) {
@@ -41,8 +42,8 @@ public:
     }
 
     torch::Tensor block(int layer, const torch::Tensor& x, LayerRecord* record) const {
-        const BlockContext context{pass().config, pass().precision, m_cos, m_sin,
-                                   pass().options.threads};
+        const BlockContext context{pass().config,          pass().precision, m_cos, m_sin,
+                                   pass().options.threads, &pass().options,  layer};
         return gatedFwaBlock(pass().weights.layers[layer], x, context, record, pass().probe);
     }
 

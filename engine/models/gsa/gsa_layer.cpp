@@ -2,6 +2,7 @@
 
 #include "engine/models/gsa/gsa_torch_op.h"
 
+#include "engine/nn/interventions.h"
 #include "engine/nn/model_error.h"
 #include "engine/nn/tensor_convert.h"
 #include "kernels/cpu/gsa_forward.h"
@@ -103,7 +104,7 @@ GsaTorchOutput gsaOnDevice(const torch::Tensor& qh, const torch::Tensor& kh,
 
 torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
                            const torch::Tensor& normed, const Precision& precision, int threads,
-                           LayerRecord* rec) {
+                           LayerRecord* rec, const RunOptions* options, int layer) {
     const int64_t n = normed.size(0), h = c.heads, hkv = c.kvHeads, m = c.slots;
     const int64_t dk = c.headKDim, dv = c.headVDim;
     const auto act = precision.activation();
@@ -125,6 +126,11 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
     auto logForget = torch::log_sigmoid(f.to(torch::kFloat32)).to(act);
     logForget = (logForget.to(torch::kFloat32) / c.gateLogitNormalizer).to(act);
     auto write = (1.0 - logForget.to(torch::kFloat32).exp()).to(act);
+    if (options) {  // the decay only: the write weight above stays the model's
+        auto perGateHead = logForget.to(torch::kFloat32).permute({1, 0, 2});
+        auto changed = intervenedLogGate(*options, layer, perGateHead);
+        if (!changed.is_same(perGateHead)) logForget = changed.permute({1, 0, 2}).to(act);
+    }
 
     auto qh = headMajor(q), kh = headMajor(k), vh = headMajor(v);
     auto logForgetH = headMajor(logForget), writeH = headMajor(write);
@@ -135,6 +141,7 @@ torch::Tensor gsaAttention(const GsaConfig& c, const GsaLayerWeights& w,
             : gsaOnCpu(qh, kh, vh, logForgetH, writeH, precision, threads, rec != nullptr);
     auto o = out.to(act).permute({1, 0, 2}).reshape({n, h * dv});
     o = rmsNorm(torch::silu(o), w.gNorm, kOutputNormEps, act);
+    if (options) o = ablatedHeads(*options, layer, o, static_cast<int>(h));
     auto y = w.o(o, precision).to(torch::kFloat32);
 
     if (rec) {

@@ -16,6 +16,8 @@ public:
     static void describe(const GsaConfig& c, ModelInfo& info) {
         info.family = "gsa";
         info.headDim = c.headKDim;
+        info.gateChannels = c.slots;
+        info.gateGroup = c.group();
     }
 
     static void move(GsaWeights& w, const DeviceMover& move) {
@@ -33,7 +35,7 @@ public:
         const Pass& p = pass();
         return mixedBlock(layer, x, [&](const torch::Tensor& normed) {
             return gsaAttention(p.config, p.weights.layers[layer], normed, p.precision,
-                                p.options.threads, record);
+                                p.options.threads, record, &p.options, layer);
         });
     }
 

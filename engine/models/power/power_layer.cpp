@@ -5,6 +5,7 @@
 #include "engine/models/power/power_attention_op.h"
 #include "engine/models/power/power_rotary.h"
 #include "engine/nn/attention.h"
+#include "engine/nn/interventions.h"
 #include "engine/nn/tensor_convert.h"
 #include "kernels/cpu/power_attention.h"
 
@@ -57,6 +58,9 @@ torch::Tensor runBlock(const BlockContext& ctx, const PowerLayerWeights& w, cons
     if (c.gating) {
         auto logits = qkvg.narrow(1, (hq + 2 * h) * d, h).to(torch::kFloat32);
         logGate = torch::log_sigmoid(logits + kGateBias).t().contiguous();
+        // Only the power kernel reads the gate (sdpa ignores its columns).
+        if (ctx.options && c.kernel == AttentionKernel::Power)
+            logGate = intervenedLogGate(*ctx.options, ctx.layer, logGate);
     }
     q = applyRotaryInterleaved(q, ctx.sin, ctx.cos);
     k = applyRotaryInterleaved(k, ctx.sin, ctx.cos);
@@ -82,6 +86,7 @@ torch::Tensor runBlock(const BlockContext& ctx, const PowerLayerWeights& w, cons
         rowNormalizer = attention.lse;
     }
     auto y = out.to(precision.activation()).permute({1, 0, 2}).reshape({n, hq * d});
+    if (ctx.options) y = ablatedHeads(*ctx.options, ctx.layer, y, static_cast<int>(hq));
     auto residual = (x + w.attnOut(y, precision).to(residualType)).to(residualType);
 
     auto m = modelLayerNorm(residual, w.ln2Weight, w.ln2Bias);

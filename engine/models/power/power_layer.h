@@ -2,6 +2,7 @@
 // x + attn(LN(x)) then x + mlp(LN(x)), with the layer's probe record.
 #pragma once
 
+#include "core/model/model.h"
 #include "core/model/probe.h"
 #include "engine/models/power/power_config.h"
 #include "engine/models/power/power_weights.h"
@@ -16,6 +17,9 @@ struct BlockContext {
     const torch::Tensor& sin;
     const torch::Tensor& cos;
     int threads = 0;
+    const RunOptions* options =
+        nullptr;    ///< interventions (engine/nn/interventions.h); may be null
+    int layer = 0;  ///< the block's layer, for interventions
 };
 
 /// LayerNorm as train/model.py applies it: eps 1e-9 for float32 inputs, 1e-5 otherwise; float32

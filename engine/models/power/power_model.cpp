@@ -19,6 +19,8 @@ public:
     static void describe(const PowerConfig& c, ModelInfo& info) {
         info.family = c.kernel == AttentionKernel::Power ? "power" : "transformer";
         info.headDim = c.headDim;
+        info.gateChannels = c.kernel == AttentionKernel::Power && c.gating ? 1 : 0;
+        info.gateGroup = c.qheadRatio;
     }
 
     static void move(PowerWeights& w, const DeviceMover& move) {
@@ -47,8 +49,8 @@ public:
     }
 
     torch::Tensor block(int layer, const torch::Tensor& x, LayerRecord* record) const {
-        const BlockContext context{pass().config, pass().precision, m_sin, m_cos,
-                                   pass().options.threads};
+        const BlockContext context{pass().config,          pass().precision, m_sin, m_cos,
+                                   pass().options.threads, &pass().options,  layer};
         return runBlock(context, pass().weights.layers[layer], x, record);
     }
 

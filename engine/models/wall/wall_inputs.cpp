@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/nn/interventions.h"
 #include "engine/nn/model_error.h"
 
 namespace gatescope::core::wall {
@@ -55,7 +56,8 @@ void checkDocumentStarts(std::span<const int64_t> starts, int64_t n) {
 }
 
 WallInputs wallInputs(const WallConfig& c, const WallLayerWeights& w, const torch::Tensor& normed,
-                      const Precision& precision, std::span<const int64_t> documentStarts) {
+                      const Precision& precision, std::span<const int64_t> documentStarts,
+                      const RunOptions* options, int layer) {
     const int64_t n = normed.size(0), hd = c.headDim;
     const auto device = normed.device();
     torch::Tensor startOf;
@@ -85,11 +87,20 @@ WallInputs wallInputs(const WallConfig& c, const WallLayerWeights& w, const torc
         auto z = w.g(normed, precision).to(torch::kFloat32).view({n, c.gateHeads(), c.gateDim});
         in.gates = torch::log_sigmoid(z);
         if (c.softClamp) in.gates = *c.softClamp * torch::expm1(in.gates / *c.softClamp);
+        if (options) {  // interventions act on gate heads first: [G, N, C]
+            in.gates = intervenedLogGate(*options, layer, in.gates.permute({1, 0, 2}))
+                           .permute({1, 0, 2})
+                           .contiguous();
+        }
         in.cumsum = headMajor(prefixSums(in.gates, startOf));
     }
     if (c.scalarGate) {
         // fla's ForgettingAttention gate: logsigmoid(f_proj(x)) in fp32, one per query head.
         in.scalarGates = torch::log_sigmoid(w.f(normed, precision).to(torch::kFloat32));
+        // Without channel gates the scalar gate is the layer's gate (the trace's retention).
+        if (options && c.gateDim == 0)
+            in.scalarGates =
+                intervenedLogGate(*options, layer, in.scalarGates.t()).t().contiguous();
         in.scalarCumsum = prefixSums(in.scalarGates, startOf).t().contiguous();
     }
     return in;

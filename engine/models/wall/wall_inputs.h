@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 
+#include "core/model/model.h"
 #include "engine/models/wall/wall_config.h"
 #include "engine/models/wall/wall_weights.h"
 #include "engine/nn/layers.h"
@@ -30,9 +31,12 @@ void checkDocumentStarts(std::span<const int64_t> starts, int64_t n);
 
 /// Computes the inputs of one layer. `documentStarts` as RunOptions::documentStarts, already
 /// checked. Prefix sums are accumulated in float64 and rounded once, so long prefixes carry no
-/// drift. Throws like LibTorch (c10::Error) on device failures.
+/// drift. `options` (may be null): its gate interventions for `layer` change the gates before
+/// their prefix sums (the per-channel gates, or the scalar gate when gate_dim is 0). Throws like
+/// LibTorch (c10::Error) on device failures.
 WallInputs wallInputs(const WallConfig& config, const WallLayerWeights& weights,
                       const torch::Tensor& normed, const Precision& precision,
-                      std::span<const int64_t> documentStarts);
+                      std::span<const int64_t> documentStarts, const RunOptions* options = nullptr,
+                      int layer = 0);
 
 }  // namespace gatescope::core::wall

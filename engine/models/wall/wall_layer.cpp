@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/models/wall/wall_inputs.h"
+#include "engine/nn/interventions.h"
 #include "engine/nn/model_error.h"
 #include "engine/nn/tensor_convert.h"
 #include "kernels/cpu/wall_forward.h"
@@ -155,10 +156,11 @@ void cpuWall(const WallConfig& c, const WallLayerWeights& w, WallInputs& in,
 
 torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
                             const torch::Tensor& normed, const Precision& precision, int threads,
-                            std::span<const int64_t> documentStarts, LayerRecord* rec) {
+                            std::span<const int64_t> documentStarts, LayerRecord* rec,
+                            const RunOptions* options, int layer) {
     const int64_t n = normed.size(0), h = c.heads, hd = c.headDim;
     checkDocumentStarts(documentStarts, n);
-    auto in = wallInputs(c, w, normed, precision, documentStarts);
+    auto in = wallInputs(c, w, normed, precision, documentStarts, options, layer);
     const auto device = normed.device();
     const double scale = 1.0 / std::sqrt(double(hd));
     torch::Tensor out, lse;
@@ -167,6 +169,7 @@ torch::Tensor wallAttention(const WallConfig& c, const WallLayerWeights& w,
     else
         cpuWall(c, w, in, documentStarts, scale, precision.bf16, threads, out, lse);
     auto o = out.to(device).to(precision.activation()).permute({1, 0, 2}).reshape({n, h * hd});
+    if (options) o = ablatedHeads(*options, layer, o, static_cast<int>(h));
     auto y = w.o(o, precision).to(torch::kFloat32);
     if (rec) record(c, w, *rec, in, lse, documentStarts, scale);
     return y;

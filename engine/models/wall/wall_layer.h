@@ -9,6 +9,7 @@
 
 #include <span>
 
+#include "core/model/model.h"
 #include "core/model/probe.h"
 #include "engine/models/wall/wall_config.h"
 #include "engine/models/wall/wall_weights.h"
@@ -23,9 +24,11 @@ namespace gatescope::core::wall {
 /// k, v [Hkv, N, hd], lse [H, N] (natural log, sink included), log_decay_cumsum P [gate heads,
 /// N, gate_dim] (per KV head when gates are tied) and log_scalar_decay_cumsum c [H, N], and the
 /// extras gated_channels, scalar_gate, sink_bias and document_starts
-/// (docs/wall-checkpoint-format.md).
+/// (docs/wall-checkpoint-format.md). `options` (may be null) carries interventions for `layer`
+/// (engine/nn/interventions.h).
 torch::Tensor wallAttention(const WallConfig& config, const WallLayerWeights& weights,
                             const torch::Tensor& normed, const Precision& precision, int threads,
-                            std::span<const int64_t> documentStarts, LayerRecord* record);
+                            std::span<const int64_t> documentStarts, LayerRecord* record,
+                            const RunOptions* options = nullptr, int layer = 0);
 
 }  // namespace gatescope::core::wall

@@ -17,6 +17,8 @@ public:
         info.family = "wall";
         info.headDim = c.headDim;
         info.packedDocuments = true;
+        info.gateChannels = c.gateDim > 0 ? c.gateDim : (c.scalarGate ? 1 : 0);
+        info.gateGroup = c.gateDim > 0 && c.tieGates ? c.group() : 1;
     }
 
     static void move(WallWeights& w, const DeviceMover& move) {
@@ -31,7 +33,8 @@ public:
         const Pass& p = pass();
         return mixedBlock(layer, x, [&](const torch::Tensor& normed) {
             return wallAttention(p.config, p.weights.layers[layer], normed, p.precision,
-                                 p.options.threads, p.options.documentStarts, record);
+                                 p.options.threads, p.options.documentStarts, record, &p.options,
+                                 layer);
         });
     }
 
