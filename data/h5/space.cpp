@@ -59,6 +59,9 @@ Type Type::nativeInt32() {
 Type Type::nativeInt64() {
     return copyOf(H5T_NATIVE_INT64);
 }
+Type Type::nativeUint8() {
+    return copyOf(H5T_NATIVE_UINT8);
+}
 
 Type Type::utf8String() {
     auto lock = lockLibrary();

@@ -31,9 +31,11 @@ struct TraceWriterOptions {
     /// Deflate (default) opens in stock h5py; zstd and lz4 need hdf5plugin there. See
     /// docs/benchmarks.md for speed and size.
     Compression compression = Compression::Deflate;
-    int compressionLevel = 4;   ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
-    bool factorsAsF16 = false;  ///< store factors as IEEE binary16 (halves their size; lossy)
-    int encodeThreads = 0;      ///< threads that compress the chunks of one call (0: all cores)
+    int compressionLevel = 4;  ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
+    /// Store q, k, v and the other multiplied factors as IEEE binary16 (lossy: 2^-11 relative);
+    /// lse and log_* factors stay float32 (schema::keepsFloat32).
+    bool factorsAsF16 = false;
+    int encodeThreads = 0;  ///< threads that compress the chunks of one call (0: all cores)
     /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
     /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
     /// must outlive the writer.
