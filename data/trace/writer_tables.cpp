@@ -136,6 +136,7 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
     if (rc) rc = h5::writeAttribute(*loss, "units", std::string_view("nat"));
     if (rc) rc = nexus::describe(*rank, "rank of the next token (0 = top, -1 = none)");
     if (rc) rc = nexus::describe(*entropy, "entropy of the prediction (nats)");
+    if (rc) rc = h5::writeAttribute(*entropy, "units", std::string_view("nat"));
     if (!rc) return fail(rc.error());
     m_hasPerToken = true;
     return Ok{};
