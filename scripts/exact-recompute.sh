@@ -17,6 +17,6 @@ export GATESCOPE_EXACT_MODEL=${GATESCOPE_EXACT_MODEL:-tiny}
 for n in "${counts[@]}"; do
     echo "== $n tokens, model $GATESCOPE_EXACT_MODEL ($(nproc) cores, $(date -u +%FT%TZ))"
     start=$(date +%s)
-    GATESCOPE_EXACT_TOKENS=$n "$binary" --gtest_filter='ExactRecompute.*' | grep -E '^\[ (exact|  FAILED|       OK)' || true
+    GATESCOPE_EXACT_TOKENS=$n "$binary" --gtest_filter='ExactRecompute.*' | grep -E '^\[ *(exact|FAILED|OK)' || true
     echo "== $n tokens: $(( $(date +%s) - start )) s"
 done
