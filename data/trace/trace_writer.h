@@ -1,4 +1,4 @@
-// TraceWriter: writes one trace (format v1, see docs/trace-format.md) crash-safely, layer by layer.
+// TraceWriter: writes one trace (format v2, see docs/trace-format.md) crash-safely, layer by layer.
 #pragma once
 
 #include <atomic>
@@ -75,7 +75,9 @@ public:
     /// Stores the provenance manifest (validated by validateManifest) as /manifest, and mirrors
     /// model_type as a root attribute. May be called again to replace it.
     Status writeManifest(const nlohmann::json& manifest);
-    /// Stores /tokens and fixes N = tokens.size() (>= 1). Once only.
+    /// Stores /tokens and fixes N = tokens.size() (>= 1). Once only. The source text may hold any
+    /// bytes: source_bytes keeps them exactly; source_text and token text show U+FFFD for NUL and
+    /// for bytes that are not valid UTF-8.
     Status writeTokens(const TokenTable& tokens);
     /// Stores /per_token; every vector must have N entries.
     Status writePerToken(const PerTokenResults& results);
