@@ -8,6 +8,7 @@
 #include "app/cli/report.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
+#include "data/common/compression.h"
 #include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
@@ -49,9 +50,14 @@ public:
         sub.add_option("--pyramid-side", m_request.pyramidFinestSide,
                        "Finest stored pyramid level: at most this many cells a side")
             ->check(CLI::Range(256, 16384));
-        sub.add_option("--compression", m_compression, "deflate (default), zstd, lz4 or none")
-            ->check(CLI::IsMember({"deflate", "zstd", "lz4", "none"}));
-        sub.add_flag("--factors-f16", m_request.writer.factorsAsF16, "Store factors as float16");
+        sub.add_option("--compression", m_compression,
+                       "deflate (default; every HDF5 reads it), lz4 (readers need a filter "
+                       "plugin: Debian's hdf5-filter-plugin), zstd (no Debian 12 package reads "
+                       "it: h5py, silx and h5dump show nothing without pip's hdf5plugin) or none");
+        sub.add_flag("--factors-f16", m_request.writer.factorsAsF16,
+                     "Store q, k, v as float16 (half their bytes; tiles then carry their "
+                     "rounding, about 1e-3 relative); lse and log_* factors stay float32. "
+                     "h5web cannot show float16 datasets");
         sub.add_option("--intervene", m_interventions,
                        "Change the forward (repeatable, applied in order): WHAT[@WHERE], WHAT "
                        "gate=1 | gate=C | gate=clamp(LO,HI) | gate=from:TRACE.h5 | log_gate*S | "
@@ -116,12 +122,10 @@ private:
             m_dtype == "bfloat16" ? core::ComputeDType::BFloat16 : core::ComputeDType::Float32;
         m_request.storeFactors = !m_noFactors;
         m_request.storePyramids = !m_noPyramids;
-        const std::map<std::string, data::Compression> compressions = {
-            {"deflate", data::Compression::Deflate},
-            {"zstd", data::Compression::Zstd},
-            {"lz4", data::Compression::Lz4},
-            {"none", data::Compression::None}};
-        m_request.writer.compression = compressions.at(m_compression);
+        auto compression = data::parseCompression(m_compression);
+        if (!compression)
+            return Error{ErrorKind::Usage, compression.error().message, {}, "--compression"};
+        m_request.writer.compression = *compression;
         auto interventions = core::parseInterventions(m_interventions);
         if (!interventions) return interventions.error();
         m_request.interventions = std::move(*interventions);

@@ -11,6 +11,7 @@
 #include "core/batch/recipe_toml.h"
 #include "core/trace/thread_limit.h"
 #include "data/common/bounded_json.h"
+#include "data/common/compression.h"
 #include "data/common/input_file.h"
 
 namespace gatescope::core {
@@ -53,14 +54,9 @@ Status parseTrace(const nlohmann::json& t, const Reader& r, TraceRequest& out) {
     out.storeFactors = t.value("factors", true);
     out.storeValues = t.value("values", false);
     out.pyramidFinestSide = t.value("pyramid_side", int64_t{1024});
-    const std::string compression = t.value("compression", "deflate");
-    const std::map<std::string, data::Compression> names = {{"deflate", data::Compression::Deflate},
-                                                            {"zstd", data::Compression::Zstd},
-                                                            {"lz4", data::Compression::Lz4},
-                                                            {"none", data::Compression::None}};
-    if (!names.count(compression))
-        return r.error("trace.compression", "deflate, zstd, lz4 or none");
-    out.writer.compression = names.at(compression);
+    const auto compression = data::parseCompression(t.value("compression", "deflate"));
+    if (!compression) return r.error("trace.compression", compression.error().message);
+    out.writer.compression = *compression;
     // As `trace --intervene`, each run's model checks them (docs/interventions.md); patch traces
     // are relative to the recipe's folder like every other path.
     if (t.contains("interventions")) {

@@ -1,5 +1,7 @@
 #include "data/common/compression.h"
 
+#include <string>
+
 namespace gatescope::data {
 
 const char* toString(Compression compression) {
@@ -14,6 +16,20 @@ const char* toString(Compression compression) {
             return "lz4";
     }
     return "none";
+}
+
+const char* compressionNames() {
+    return "deflate, lz4, zstd or none";
+}
+
+Result<Compression> parseCompression(std::string_view name) {
+    for (auto c : {Compression::Deflate, Compression::Lz4, Compression::Zstd, Compression::None})
+        if (name == toString(c)) return c;
+    return Error{
+        ErrorKind::Usage,
+        "unknown compression '" + std::string(name) + "' (valid: " + compressionNames() + ")",
+        {},
+        {}};
 }
 
 }  // namespace gatescope::data

@@ -59,6 +59,9 @@ Type Type::nativeInt32() {
 Type Type::nativeInt64() {
     return copyOf(H5T_NATIVE_INT64);
 }
+Type Type::nativeUint8() {
+    return copyOf(H5T_NATIVE_UINT8);
+}
 
 // A builder whose HDF5 calls fail (out of memory only: the arguments are constants) returns a
 // Type without an identifier, so the dataset or attribute it is used for fails with HDF5's error

@@ -36,6 +36,7 @@ public:
     static Type nativeDouble();
     static Type nativeInt32();
     static Type nativeInt64();
+    static Type nativeUint8();
     /// Variable-length UTF-8 string (h5py's default for str).
     static Type utf8String();
     /// IEEE binary16, little-endian, defined the way h5py defines numpy.float16.

@@ -12,7 +12,10 @@ nlohmann::json Manifest::toJson() const {
     out["model_type"] = modelType;
     out["model_config"] = modelConfig;
     out["tokenizer"] = tokenizer;
-    out["input"] = {{"sha256", inputSha256}, {"kind", inputKind}};
+    out["input"] = {{"sha256", inputSha256},
+                    {"hashed", inputHashed},
+                    {"file_sha256", inputFileSha256},
+                    {"kind", inputKind}};
     out["gatescope"] = {{"version", gatescopeVersion}, {"git_revision", gitRevision}};
     out["device"] = device;
     out["dtypes"] = dtypes;

@@ -83,6 +83,7 @@ Status TraceReader::checkRootDatasets() const {
                             {schema::kTokenText, {n}, Element::String},
                             {schema::kTokenOffsets, {n, 2}, Element::Integer},
                             {schema::kSourceText, {}, Element::String},
+                            {schema::kSourceBytes, {-1}, Element::Integer},
                             {schema::kLoss, {n}, Element::Float},
                             {schema::kTargetRank, {n}, Element::Integer},
                             {schema::kEntropy, {n}, Element::Float}};

@@ -5,6 +5,7 @@
 #include "data/common/bounded_json.h"
 #include "data/h5/file.h"
 #include "data/h5/strings.h"
+#include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 
 namespace gatescope::data {
@@ -101,12 +102,42 @@ Result<TokenTable> TraceReader::tokens() const {
     table.byteOffsets.resize(static_cast<size_t>(n));
     auto rc = (*offsets)->read(h5::Type::nativeInt64(), table.byteOffsets.data());
     if (!rc) return rc.error();
+    auto root = h5::Group::root(*m_file);
+    if (!root) return root.error();
+    auto hasBytes = h5::exists(*root, std::string(schema::kSourceBytes).substr(1));
+    if (!hasBytes) return hasBytes.error();
+    if (*hasBytes || m_summary.formatVersion >= 2) {  // v2: the exact bytes, NUL included
+        auto bytes = sourceBytes();
+        if (!bytes) return bytes.error();
+        table.sourceText = std::move(*bytes);
+        return table;
+    }
     auto source = dataset(schema::kSourceText, {}, Element::String);
     if (!source) return source.error();
     auto sourceText = h5::readScalarString(**source);
     if (!sourceText) return sourceText.error();
     table.sourceText = std::move(*sourceText);
     return table;
+}
+
+Result<std::string> TraceReader::sourceBytes() const {
+    auto lock = h5::lockLibrary();
+    auto ds = dataset(schema::kSourceBytes, {-1}, Element::Integer);
+    if (!ds) return ds.error();
+    auto type = (*ds)->type();
+    if (!type) return type.error();
+    auto dims = (*ds)->dims();
+    if (!dims) return dims.error();
+    if (type->size() != 1 || (*dims)[0] > static_cast<hsize_t>(kMaxSourceBytes))
+        return error(ErrorKind::Shape,
+                     fmt::format("wrong dtype or size: expected uint8 [B] with B <= {}, found "
+                                 "int{} [{}]",
+                                 kMaxSourceBytes, type->size() * 8, (*dims)[0]),
+                     schema::kSourceBytes);
+    std::string bytes(static_cast<size_t>((*dims)[0]), '\0');
+    if (bytes.empty()) return bytes;
+    if (auto rc = (*ds)->read(h5::Type::nativeUint8(), bytes.data()); !rc) return rc.error();
+    return bytes;
 }
 
 Result<PerTokenResults> TraceReader::perToken() const {

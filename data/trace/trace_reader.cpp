@@ -125,7 +125,7 @@ Status TraceReader::readSummary() {
                                  "update gatescope",
                                  *version, kFormatVersion),
                      "/");
-    if (*version < 1)
+    if (*version < kOldestFormatVersion)
         return error(ErrorKind::Format, fmt::format("invalid format_version {}", *version), "/");
     m_summary.formatVersion = static_cast<int>(*version);
     auto nTokens = h5::readIntAttribute(*root, "n_tokens");

@@ -1,4 +1,4 @@
-// TraceReader: opens a trace (format v1) and reads lazily only what is asked for.
+// TraceReader: opens a trace (format v1 or v2) and reads lazily only what is asked for.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +88,7 @@ class TraceReader {
 public:
     /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated, without a
     /// gatescope_format attribute or inconsistent (see above), Version when gatescope_format
-    /// names another format or format_version is newer than this reader (1), Unsupported for
+    /// names another format or format_version is newer than this reader (2), Unsupported for
     /// links, external storage or virtual datasets.
     static Result<std::shared_ptr<TraceReader>> open(const std::filesystem::path& path,
                                                      ReaderOptions options = {});
@@ -102,6 +102,8 @@ public:
     const std::string& path() const { return m_summary.path; }
 
     Result<nlohmann::json> manifest() const;
+    /// The tokens; sourceText holds the exact input bytes (v2: /tokens/source_bytes; v1 files:
+    /// /tokens/source_text, which held no NUL).
     Result<TokenTable> tokens() const;
     Result<PerTokenResults> perToken() const;
 
@@ -142,6 +144,8 @@ private:
     Result<std::shared_ptr<h5::Dataset>> dataset(const std::string& path,
                                                  const std::vector<int64_t>& dims, Element element,
                                                  bool allowF16 = false) const;
+    /// /tokens/source_bytes, checked to be uint8 [B] with B <= kMaxSourceBytes.
+    Result<std::string> sourceBytes() const;
     Result<Array> readRows(const std::string& path, const std::vector<int64_t>& dims, bool allowF16,
                            int head, int64_t rowBegin, int64_t rowEnd) const;
     Error error(ErrorKind kind, std::string message, std::string object = {}) const;

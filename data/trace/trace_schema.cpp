@@ -46,5 +46,9 @@ bool isValidName(std::string_view name) {
     return true;
 }
 
+bool keepsFloat32(std::string_view name) {
+    return name == "lse" || name.starts_with("log_");
+}
+
 }  // namespace schema
 }  // namespace gatescope::data

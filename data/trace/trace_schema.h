@@ -1,4 +1,4 @@
-// The trace format v1 in names: version constants, the fixed dataset paths and the path builders.
+// The trace format v2 in names: version constants, the fixed dataset paths and the path builders.
 // docs/trace-format.md describes the same layout for h5py users; keep the two in step.
 #pragma once
 
@@ -10,7 +10,12 @@
 namespace gatescope::data {
 
 inline constexpr std::string_view kFormatName = "gatescope-trace";  ///< root attr gatescope_format
-inline constexpr int kFormatVersion = 1;                            ///< root attr format_version
+inline constexpr int kFormatVersion = 2;                            ///< root attr format_version
+/// The oldest format_version this reader opens. v1 -> v2: `/tokens/source_bytes` (the input's
+/// exact bytes, NUL included), token text with U+FFFD for partial UTF-8 (v1: the literal text
+/// "\xC3"), lse and log_* factors float32 under factorsAsF16 (v1: float16), input.sha256 of what
+/// was traced. A v1 file reads as before: its source text is /tokens/source_text.
+inline constexpr int kOldestFormatVersion = 1;
 inline constexpr int64_t kTileSide = 256;   ///< pyramid tiles (and chunks) are 256 x 256 cells
 inline constexpr int64_t kRowBlock = 4096;  ///< factor and gate chunks hold 4096 token rows
 inline constexpr int kMaxLayers = 1000;     ///< layer groups are named with 3 digits
@@ -27,6 +32,7 @@ inline constexpr const char* kTokenIds = "/tokens/ids";
 inline constexpr const char* kTokenText = "/tokens/text";
 inline constexpr const char* kTokenOffsets = "/tokens/byte_offsets";
 inline constexpr const char* kSourceText = "/tokens/source_text";
+inline constexpr const char* kSourceBytes = "/tokens/source_bytes";  ///< uint8 [B], v2 on
 inline constexpr const char* kLoss = "/per_token/loss";
 inline constexpr const char* kTargetRank = "/per_token/target_rank";
 inline constexpr const char* kEntropy = "/per_token/entropy";
@@ -44,6 +50,12 @@ std::string pyramidPath(int layer, std::string_view map, Pool pool, int level);
 
 /// Factor and map names: 1-64 characters of [A-Za-z0-9_.-], not "." or "..".
 bool isValidName(std::string_view name);
+
+/// Whether factor `name` is always stored as float32, even when factors are stored as float16:
+/// "lse" and every "log_*" factor (log_decay_cumsum, log_normalizer, ...). They enter exp() as
+/// differences of large numbers (c_i - c_j, s - lse): at 8192 tokens |c| reaches 1e4, where
+/// float16's step is 8, so only the model's own float32 values recompute its tiles.
+bool keepsFloat32(std::string_view name);
 }  // namespace schema
 
 }  // namespace gatescope::data

@@ -21,7 +21,9 @@ struct TokenTable {
     std::vector<std::string> text;
     /// [start, end) byte range of each token in sourceText.
     std::vector<std::array<int64_t, 2>> byteOffsets;
-    /// The source text; empty when the input was token ids. Must be valid UTF-8 without NUL.
+    /// The source text, any bytes (NUL included); empty when the input was token ids. Stored
+    /// exactly as /tokens/source_bytes, and as the string /tokens/source_text with every byte
+    /// that is not valid UTF-8, and every NUL, as U+FFFD.
     std::string sourceText;
 
     int64_t size() const { return static_cast<int64_t>(ids.size()); }

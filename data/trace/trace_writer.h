@@ -1,4 +1,4 @@
-// TraceWriter: writes one trace (format v1, see docs/trace-format.md) crash-safely, layer by layer.
+// TraceWriter: writes one trace (format v2, see docs/trace-format.md) crash-safely, layer by layer.
 #pragma once
 
 #include <atomic>
@@ -31,9 +31,11 @@ struct TraceWriterOptions {
     /// Deflate (default) opens in stock h5py; zstd and lz4 need hdf5plugin there. See
     /// docs/benchmarks.md for speed and size.
     Compression compression = Compression::Deflate;
-    int compressionLevel = 4;   ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
-    bool factorsAsF16 = false;  ///< store factors as IEEE binary16 (halves their size; lossy)
-    int encodeThreads = 0;      ///< threads that compress the chunks of one call (0: all cores)
+    int compressionLevel = 4;  ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
+    /// Store q, k, v and the other multiplied factors as IEEE binary16 (lossy: 2^-11 relative);
+    /// lse and log_* factors stay float32 (schema::keepsFloat32).
+    bool factorsAsF16 = false;
+    int encodeThreads = 0;  ///< threads that compress the chunks of one call (0: all cores)
     /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
     /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
     /// must outlive the writer.
@@ -73,7 +75,9 @@ public:
     /// Stores the provenance manifest (validated by validateManifest) as /manifest, and mirrors
     /// model_type as a root attribute. May be called again to replace it.
     Status writeManifest(const nlohmann::json& manifest);
-    /// Stores /tokens and fixes N = tokens.size() (>= 1). Once only.
+    /// Stores /tokens and fixes N = tokens.size() (>= 1). Once only. The source text may hold any
+    /// bytes: source_bytes keeps them exactly; source_text and token text show U+FFFD for NUL and
+    /// for bytes that are not valid UTF-8.
     Status writeTokens(const TokenTable& tokens);
     /// Stores /per_token; every vector must have N entries.
     Status writePerToken(const PerTokenResults& results);

@@ -31,7 +31,9 @@ Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<
             m_tempPath.string(), path};
     auto group = openOrCreateGroup(l.group, "factors");
     if (!group) return fail(group.error());
-    auto dataset = createArray(*group, name, shape, m_options.factorsAsF16);
+    // Float16 only for factors whose relative rounding the formula tolerates (q, k, v, ...).
+    const bool f16 = m_options.factorsAsF16 && !schema::keepsFloat32(name);
+    auto dataset = createArray(*group, name, shape, f16);
     if (!dataset) return fail(dataset.error());
     // The viewer-friendly signal: lse when present (one row normalizer per head), else the first.
     Status rc = Ok{};
@@ -41,8 +43,7 @@ Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<
         rc = nexus::describe(*dataset, fmt::format("factor {} [head, token{}]", name,
                                                    shape.size() == 3 ? ", dim" : ""));
     if (!rc) return fail(rc.error());
-    l.factors.emplace(std::string(name),
-                      ArrayState{std::move(*dataset), std::move(shape), m_options.factorsAsF16});
+    l.factors.emplace(std::string(name), ArrayState{std::move(*dataset), std::move(shape), f16});
     return Ok{};
 }
 

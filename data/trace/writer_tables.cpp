@@ -26,6 +26,15 @@ Result<h5::Dataset> writeVector(const h5::Object& group, std::string_view name,
     return dataset;
 }
 
+/// `bytes` as a uint8 [B] dataset: chunked and compressed, or contiguous when empty.
+Result<h5::Dataset> writeBytes(const h5::Object& group, std::string_view name,
+                               const std::string& bytes, Compression compression, int level) {
+    h5::Type uint8 = h5::Type::nativeUint8();
+    if (!bytes.empty())
+        return writeVector(group, name, uint8, bytes.data(), {bytes.size()}, compression, level);
+    return h5::Dataset::create(group, name, uint8, {0});
+}
+
 }  // namespace
 
 Status TraceWriter::writeTokens(const TokenTable& tokens) {
@@ -41,9 +50,6 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
             fmt::format("ids, text and byte_offsets must have the same length (got {}, {}, {})", n,
                         tokens.text.size(), tokens.byteOffsets.size()),
             m_tempPath.string(), "/tokens"};
-    if (const auto bad = firstUnstorableByte(tokens.sourceText))
-        return usage(fmt::format("source text is not valid UTF-8 (or holds NUL) at byte {}", *bad),
-                     schema::kSourceText);
     auto textSize = static_cast<int64_t>(tokens.sourceText.size());
     for (int64_t i = 0; i < n; ++i) {
         auto [start, end] = tokens.byteOffsets[i];
@@ -76,14 +82,21 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
     if (!text) return fail(text.error());
     auto rc = text->write(string, pointers.data());
     if (!rc) return fail(rc.error());
+    // The exact bytes (HDF5 strings end at NUL, and h5py decodes them strictly), and the text
+    // for viewers, each byte a string cannot hold as U+FFFD.
+    auto bytes = writeBytes(*group, "source_bytes", tokens.sourceText, m_options.compression,
+                            m_options.compressionLevel);
+    if (!bytes) return fail(bytes.error());
     auto source = h5::Dataset::createScalar(*group, "source_text", string);
     if (!source) return fail(source.error());
-    const char* sourcePointer = tokens.sourceText.c_str();
+    const std::string sourceText = sanitizeUtf8(tokens.sourceText);
+    const char* sourcePointer = sourceText.c_str();
     rc = source->write(string, &sourcePointer);
     if (rc) rc = nexus::markData(*group, "ids", 1);
     if (rc) rc = nexus::describe(*ids, "token id");
     if (rc) rc = nexus::describe(*offsets, "byte range [start, end) in source_text");
     if (rc) rc = nexus::describe(*text, "decoded token text");
+    if (rc) rc = nexus::describe(*bytes, "the input text's bytes (UTF-8; byte_offsets index them)");
     if (rc) rc = h5::writeAttribute(m_storage->root, "n_tokens", n);
     if (!rc) return fail(rc.error());
     m_nTokens = n;
@@ -117,11 +130,13 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
     auto entropy = writeVector(*group, "entropy", f32, results.entropy.data(), dims,
                                m_options.compression, m_options.compressionLevel);
     if (!entropy) return fail(entropy.error());
-    auto rc = nexus::markData(*group, "loss", 1, {"entropy", "target_rank"});
+    // Entropy shares the loss's axis (nats); the rank does not, so it is no auxiliary signal.
+    auto rc = nexus::markData(*group, "loss", 1, {"entropy"});
     if (rc) rc = nexus::describe(*loss, "loss of the next token (nats)");
     if (rc) rc = h5::writeAttribute(*loss, "units", std::string_view("nat"));
     if (rc) rc = nexus::describe(*rank, "rank of the next token (0 = top, -1 = none)");
     if (rc) rc = nexus::describe(*entropy, "entropy of the prediction (nats)");
+    if (rc) rc = h5::writeAttribute(*entropy, "units", std::string_view("nat"));
     if (!rc) return fail(rc.error());
     m_hasPerToken = true;
     return Ok{};

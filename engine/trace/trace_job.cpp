@@ -14,6 +14,7 @@
 #include "core/tokenizer/load_tokenizer.h"
 #include "core/trace/memory_budget.h"
 #include "core/trace/thread_limit.h"
+#include "data/common/utf8.h"
 #include "engine/models/registry.h"
 #include "engine/nn/device_check.h"
 #include "engine/trace/layer_recorder.h"
@@ -26,11 +27,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The text a trace stores for token i. Tokenizer::tokenText shows a byte that is not valid UTF-8
+/// as the four characters "\xC3", which a reader cannot tell from those characters in the text;
+/// the trace promises U+FFFD. When the shown text is exactly the escaped form of the token's own
+/// bytes (its span of the source text), those bytes are stored instead (the writer turns each
+/// invalid byte into U+FFFD); other shown texts (a vocabulary string such as "▁the", an id
+/// without a tokenizer) are stored as shown.
+std::string storedTokenText(const InputTokens& input, std::size_t i) {
+    const ByteSpan span = input.byteOffsets[i];
+    const std::string& shown = input.tokenTexts[i];
+    if (span.end <= span.start || span.end > input.sourceText.size()) return shown;
+    const std::string_view bytes(input.sourceText.data() + span.start, span.end - span.start);
+    if (data::escapeInvalidUtf8(bytes) == shown) return std::string(bytes);
+    return shown;
+}
+
 data::TokenTable tokenTable(const InputTokens& input) {
     data::TokenTable table;
     table.ids = input.ids;
-    table.text = input.tokenTexts;
     table.sourceText = input.sourceText;
+    for (std::size_t i = 0; i < input.ids.size(); ++i)
+        table.text.push_back(storedTokenText(input, i));
     for (const auto& span : input.byteOffsets) {
         table.byteOffsets.push_back(
             {static_cast<int64_t>(span.start), static_cast<int64_t>(span.end)});

@@ -1,5 +1,7 @@
 #include "engine/trace/trace_manifest.h"
 
+#include <vector>
+
 #include "core/build_info.h"
 #include "data/trace/manifest.h"
 
@@ -19,8 +21,22 @@ nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
     m.modelType = checkpoint.modelType();
     m.modelConfig = checkpoint.config();
     m.tokenizer = tokenizer ? tokenizer->identity() : nlohmann::json{{"kind", "none"}};
-    m.inputSha256 = input.sha256;
     m.inputKind = input.kind == InputKind::Text ? "text" : "ids";
+    m.inputFileSha256 = input.sha256;
+    if (input.kind == InputKind::Text) {
+        // The traced bytes: a --range run traces part of the file.
+        m.inputHashed = "source_bytes";
+        m.inputSha256 = sha256Hex(input.sourceText.data(), input.sourceText.size());
+    } else {
+        std::vector<unsigned char> bytes;  // little-endian int64 per id, on any host
+        bytes.reserve(input.ids.size() * 8);
+        for (int32_t id : input.ids)
+            for (int b = 0; b < 8; ++b)
+                bytes.push_back(
+                    static_cast<unsigned char>(static_cast<uint64_t>(int64_t{id}) >> (8 * b)));
+        m.inputHashed = "ids_int64le";
+        m.inputSha256 = sha256Hex(bytes.data(), bytes.size());
+    }
     m.gatescopeVersion = gatescopeVersion();
     m.gitRevision = gatescopeGitRevision();
     m.device = device;

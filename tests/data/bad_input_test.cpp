@@ -97,13 +97,14 @@ TEST_F(BadInput, NotHdf5) {
 TEST_F(BadInput, FutureVersionAndOtherFormats) {
     auto future = edited("future.h5", [](hid_t file) {
         hid_t attr = H5Aopen(file, "format_version", H5P_DEFAULT);
-        int64_t two = 2;
-        EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &two), 0);
+        int64_t next = kFormatVersion + 1;
+        EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &next), 0);
         H5Aclose(attr);
     });
     auto reader = TraceReader::open(future);
     ASSERT_FALSE(reader);
-    expectError(reader.error(), ErrorKind::Version, future, "/", "version 2");
+    expectError(reader.error(), ErrorKind::Version, future, "/",
+                "version " + std::to_string(kFormatVersion + 1));
 
     auto other = edited("other.h5", [](hid_t file) { H5Adelete(file, "gatescope_format"); });
     auto notTrace = TraceReader::open(other);

@@ -50,9 +50,13 @@ def check_nxdata(f, problems, groups):
         axes = [axes] if isinstance(axes, str) else axes
         if axes is None or len(axes) != len(shape):
             problems.append(f"/{name}: axes {axes!r} do not match signal rank {len(shape)}")
+        units = plain(obj[signal].attrs.get("units", ""))
         for aux in plain(obj.attrs.get("auxiliary_signals", [])):
             if aux not in obj or obj[aux].shape != shape:
                 problems.append(f"/{name}: auxiliary signal {aux!r} missing or shaped differently")
+            elif plain(obj[aux].attrs.get("units", "")) != units:
+                # h5web and silx plot auxiliary signals on the signal's axis
+                problems.append(f"/{name}: auxiliary signal {aux!r} is not in the signal's units")
     f.visititems(visit)
 
 
@@ -73,6 +77,8 @@ def main():
             "text": [s for s in tokens["text"].asstr()[()]],
             "byte_offsets": plain(tokens["byte_offsets"][()]),
             "source_text": tokens["source_text"].asstr()[()],
+            "source_bytes": tokens["source_bytes"][()].tobytes().decode("utf-8"),
+            "source_bytes_dtype": str(tokens["source_bytes"].dtype),
             "dtypes": [str(tokens[k].dtype) for k in ("ids", "byte_offsets")],
         }
         per = f["per_token"]

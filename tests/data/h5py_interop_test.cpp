@@ -46,7 +46,7 @@ std::vector<float> asFloats(const nlohmann::json& values) {
 
 void checkTrace(const testing::Sample& s, const nlohmann::json& got) {
     EXPECT_EQ(got["root"]["gatescope_format"], "gatescope-trace");
-    EXPECT_EQ(got["root"]["format_version"], 1);
+    EXPECT_EQ(got["root"]["format_version"], kFormatVersion);
     EXPECT_EQ(got["root"]["n_tokens"], s.n);
     EXPECT_EQ(got["root"]["n_layers"], static_cast<int>(s.layers.size()));
     EXPECT_EQ(got["root"]["model_type"], s.manifest["model_type"]);
@@ -55,6 +55,8 @@ void checkTrace(const testing::Sample& s, const nlohmann::json& got) {
     const auto& tokens = got["tokens"];
     EXPECT_EQ(tokens["ids"].get<std::vector<int32_t>>(), s.tokens.ids);
     EXPECT_EQ(tokens["source_text"].get<std::string>(), s.tokens.sourceText);
+    EXPECT_EQ(tokens["source_bytes"].get<std::string>(), s.tokens.sourceText);
+    EXPECT_EQ(tokens["source_bytes_dtype"], "uint8");
     ASSERT_EQ(tokens["text"].size(), s.tokens.text.size());
     for (size_t i = 0; i < s.tokens.text.size(); ++i)
         EXPECT_EQ(tokens["text"][i].get<std::string>(),

@@ -140,7 +140,7 @@ TEST_P(RoundTrip, EveryDatasetKind) {
     ASSERT_TRUE(reader) << reader.error().describe();
     const TraceSummary& summary = (*reader)->summary();
     EXPECT_EQ(summary.nTokens, param.n);
-    EXPECT_EQ(summary.formatVersion, 1);
+    EXPECT_EQ(summary.formatVersion, kFormatVersion);
     EXPECT_EQ(summary.modelType, "forgetting_transformer-project_fox");
     EXPECT_EQ(summary.compression, toString(param.compression));
     EXPECT_TRUE(summary.hasPerToken);

@@ -1,0 +1,78 @@
+// The reader opens the previous format version's traces: real version 1 files written by gatescope
+// before version 2 (tests/data/v1_traces/README.md says how). Their attention, recomputed here in
+// float64 from the stored factors by the documented formula, must be their finest pyramid level.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "data/trace/trace_reader.h"
+#include "data/trace/trace_schema.h"
+
+namespace gatescope::data {
+namespace {
+
+const std::filesystem::path kV1 = GATESCOPE_SOURCE_DIR "/tests/data/v1_traces";
+
+TEST(PreviousVersion, Version1TracesOpenAndReadAsWritten) {
+    static_assert(kOldestFormatVersion == kFormatVersion - 1);
+    auto reader = TraceReader::open(kV1 / "fox_v1.h5");
+    ASSERT_TRUE(reader) << reader.error().describe();
+    const auto& summary = (*reader)->summary();
+    EXPECT_EQ(summary.formatVersion, 1);
+    EXPECT_EQ(summary.nTokens, 77);
+    auto tokens = (*reader)->tokens();
+    ASSERT_TRUE(tokens) << tokens.error().describe();
+    // v1 has no source_bytes: the text comes from source_text, which is the input file.
+    std::ifstream in(kV1 / "in.txt", std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(tokens->sourceText, text);
+    EXPECT_EQ(tokens->text[3], "\\xC3");  // what v1 stored for half of "é"
+    auto manifest = (*reader)->manifest();
+    ASSERT_TRUE(manifest) << manifest.error().describe();
+    EXPECT_FALSE(manifest->at("input").contains("file_sha256"));
+
+    const LayerInfo* layer = summary.layer(0);
+    ASSERT_NE(layer, nullptr);
+    const double scale = layer->header.extras.at("scale").get<double>();
+    const int64_t n = summary.nTokens;
+    for (int h = 0; h < layer->header.nHeads; ++h) {
+        auto q = (*reader)->factor(0, "q", h, 0, n);
+        auto k = (*reader)->factor(0, "k", h, 0, n);
+        auto c = (*reader)->factor(0, "log_decay_cumsum", h, 0, n);
+        auto lse = (*reader)->factor(0, "lse", h, 0, n);
+        auto tile = (*reader)->pyramidTile(0, "attention", Pool::Max, 0, h, 0, 0);
+        ASSERT_TRUE(q && k && c && lse && tile);
+        const int64_t d = q->shape[1];
+        double worst = 0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j <= i; ++j) {
+                double dot = 0;
+                for (int64_t x = 0; x < d; ++x)
+                    dot += double(q->values[i * d + x]) * k->values[j * d + x];
+                const double a =
+                    std::exp(scale * dot + c->values[i] - c->values[j] - lse->values[i]);
+                worst = std::max(worst, std::abs(a - tile->at(i, j)));
+            }
+        EXPECT_LT(worst, 1e-5) << "head " << h;
+    }
+}
+
+TEST(PreviousVersion, Version1Float16FactorsStillWidenExactly) {
+    auto reader = TraceReader::open(kV1 / "fox_v1_f16.h5");
+    ASSERT_TRUE(reader) << reader.error().describe();
+    const LayerInfo* layer = (*reader)->summary().layer(1);
+    ASSERT_NE(layer, nullptr);
+    // v1 rounded every factor, c and lse included, to float16.
+    for (const char* name : {"q", "k", "lse", "log_decay_cumsum"}) {
+        ASSERT_NE(layer->factor(name), nullptr) << name;
+        EXPECT_TRUE(layer->factor(name)->f16) << name;
+    }
+    auto c = (*reader)->factor(1, "log_decay_cumsum", 0, 0, 77);
+    ASSERT_TRUE(c) << c.error().describe();
+    for (float v : c->values)
+        EXPECT_TRUE(std::isfinite(v) && v <= 0);
+}
+
+}  // namespace
+}  // namespace gatescope::data
