@@ -9,7 +9,7 @@ set(_inputs_sources
     core/checkpoint/sha256_hardware.cpp
     core/checkpoint/tensor_convert.cpp core/checkpoint/weight_discovery.cpp
     core/input/input.cpp core/input/id_sources.cpp core/input/npy_header.cpp
-    core/input/npy_reader.cpp core/input/list_syntax.cpp
+    core/input/npy_reader.cpp core/input/list_syntax.cpp core/model/intervention.cpp
     core/batch/batch_recipe.cpp core/batch/recipe_toml.cpp core/batch/toml_prescan.cpp
     core/batch/output_paths.cpp core/batch/recipe_figures.cpp kernels/cpu/tile_source.cpp
     core/trace/thread_limit.cpp core/trace/memory_budget.cpp

@@ -19,6 +19,13 @@ public:
         if (m_text.substr(0, 3) == "\xEF\xBB\xBF") m_pos = 3;  // a UTF-8 byte order mark
         while (m_pos < m_text.size()) {
             const char c = m_text[m_pos];
+            if (m_bareValue) {
+                if (auto st = bareValueChar(c); !st) return st;
+                if (m_bareValue) {
+                    ++m_pos;
+                    continue;
+                }
+            }
             if (c == '#') {
                 while (m_pos < m_text.size() && m_text[m_pos] != '\n')
                     ++m_pos;
@@ -57,6 +64,22 @@ private:
         return error(
             "a non-ASCII character outside a string or comment (TOML allows them only "
             "inside strings and comments)");
+    }
+
+    // toml++ reads a bare value (a number, boolean, date, or a mistake) up to the next value
+    // terminator before it decides what it is, quotes included: `a = 1x"é"` reaches the same
+    // unreachable point through the "string". A bare value is ASCII in TOML, so it stops here.
+    Status bareValueChar(char c) {
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' ||
+            c == '#') {
+            m_bareValue = false;
+            return Ok{};
+        }
+        if (isNonAscii(c))
+            return error(
+                "a non-ASCII character in a value that is not a string (TOML allows them only "
+                "inside strings and comments)");
+        return Ok{};
     }
 
     void startKey() {
@@ -111,7 +134,10 @@ private:
             if (!m_stack.empty() && m_stack.back().first == Frame::InlineTable) startKey();
             return Ok{};
         }
-        if (c != ' ' && c != '\t' && c != '\r') m_pendingParts = 0;
+        if (c != ' ' && c != '\t' && c != '\r') {
+            m_pendingParts = 0;
+            m_bareValue = true;
+        }
         return Ok{};
     }
 
@@ -207,6 +233,7 @@ private:
     std::vector<std::pair<Frame, std::size_t>> m_stack;  ///< open brackets, depth each adds
     std::size_t m_stackDepth = 0, m_headerDepth = 0;
     bool m_keyMode = true, m_keyStarted = false;
+    bool m_bareValue = false;  // inside a value that is not a string, array or inline table
     std::size_t m_dots = 0, m_pendingParts = 0;
 };
 
