@@ -19,6 +19,7 @@
 #include "widgets/gui/needle_grid_panel.h"
 #include "widgets/gui/overview_panel.h"
 #include "widgets/gui/post_to_thread.h"
+#include "widgets/gui/reads_panel.h"
 #include "widgets/gui/retention_panel.h"
 #include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/text_panel.h"
@@ -81,6 +82,12 @@ StatisticsPanel* MainWindow::statisticsPanel() {
     for (ImGuiHost* host : m_hosts)
         if (host->objectName() == "statistics")
             return static_cast<StatisticsPanel*>(&host->panel());
+    return nullptr;
+}
+
+ReadsPanel* MainWindow::readsPanel() {
+    for (ImGuiHost* host : m_hosts)
+        if (host->objectName() == "reads") return static_cast<ReadsPanel*>(&host->panel());
     return nullptr;
 }
 
@@ -161,6 +168,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     };
     dock("overview", "Overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
     dock("text", "Text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
+    dock("reads", "Reads", std::make_unique<ReadsPanel>(s), Qt::RightDockWidgetArea);
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);

@@ -26,6 +26,7 @@ class CompareView;
 class HeatmapCanvasPanel;
 class ImGuiHost;
 class NeedleGridPanel;
+class ReadsPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -55,6 +56,8 @@ public:
     /// Compare mode's state, or null when it is off.
     CompareView* compareView() { return m_compare.get(); }
     StatisticsPanel* statisticsPanel();
+    /// The Reads dock's panel (what the cursor's token reads), or null without a trace.
+    ReadsPanel* readsPanel();
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
