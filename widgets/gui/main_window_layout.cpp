@@ -41,14 +41,14 @@ void MainWindow::placeDocks() {
     };
     place(overview, Qt::LeftDockWidgetArea);
     place(text, Qt::RightDockWidgetArea);
-    place(reads, Qt::RightDockWidgetArea);
+    place(reads, Qt::BottomDockWidgetArea);
     place(retention, Qt::BottomDockWidgetArea);
     place(statistics, Qt::BottomDockWidgetArea);
     if (m_compareDock) place(m_compareDock, Qt::BottomDockWidgetArea);
     if (m_gridDock) place(m_gridDock, Qt::LeftDockWidgetArea);
     if (m_messagesDock) place(m_messagesDock, Qt::BottomDockWidgetArea);
     if (retention && statistics) tabifyDockWidget(retention, statistics);
-    if (text && reads) tabifyDockWidget(text, reads);
+    if (retention && reads) tabifyDockWidget(retention, reads);
     if (retention && m_compareDock) tabifyDockWidget(retention, m_compareDock);
     if (retention && m_messagesDock) tabifyDockWidget(retention, m_messagesDock);
     if (overview && m_gridDock) tabifyDockWidget(overview, m_gridDock);
@@ -59,7 +59,6 @@ void MainWindow::placeDocks() {
         if (d) d->show();
     if (m_gridDock) m_gridDock->setVisible(!m_compare);
     if (retention) retention->raise();
-    if (text) text->raise();
     if (m_compareDock) m_compareDock->raise();
     if (m_gridDock && !m_compare) m_gridDock->raise();
 }

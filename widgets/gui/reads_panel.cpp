@@ -110,8 +110,17 @@ void ReadsPanel::draw(PanelFrame& frame) {
         ImGui::TextUnformatted("computing...");
         return;
     }
+    // Wide (a bottom dock): the list on the left, the painted text beside it; narrow: stacked.
+    const bool wide = ImGui::GetContentRegionAvail().x > 800;
+    if (wide) ImGui::BeginChild("##readsList", ImVec2(420, 0), false);
     drawList();
+    if (wide) {
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginChild("##readsRight", ImVec2(0, 0), false);
+    }
     drawText();
+    if (wide) ImGui::EndChild();
     m_drawn = true;
     frame.wantsMoreFrames = frame.wantsMoreFrames || m_wantsFrame;
 }
