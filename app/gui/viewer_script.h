@@ -32,6 +32,9 @@
 //                             everything to draw; prints "compare identical= tokens-a= tokens-b=
 //                             aligned= mean-delta= a-better= bins= cursor-a= cursor-b="
 //   compare-summary           prints that line for the compare mode already open
+//   what-if CHANGE [VALUE]    right-click > What if... on the shown head: CHANGE is gate=1,
+//                             gate, log_gate, clamp or ablate; runs it, prints "what-if CHANGE
+//                             ok= status=", then (when it ran) the compare line for A vs B
 //   diff-mode diff|log-ratio  the difference view's mode
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
 //   linked                    after hover on A: waits for and prints the read-out B's and the

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 
 #include "core/trace/trace_request.h"
@@ -74,6 +75,11 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// Right-click on the map > What if...: the dialog for the shown layer and head; when its
+    /// trace is done, compare mode with it as B (main_window_what_if.cpp).
+    void showWhatIf();
+    /// The open What if... dialog, or null.
+    class WhatIfDialog* whatIfDialog();
     /// Help > Keyboard Shortcuts (F1): the map's keys and the window's shortcuts.
     void showShortcuts();
     /// Shows `message` in full in the Messages dock (selectable, wrapped, kept across traces)
@@ -157,6 +163,7 @@ private:
     QLabel* m_hoverLabel;
     std::unique_ptr<CompareView> m_compare;  // after m_session: destroyed before it
     QDockWidget* m_compareDock = nullptr;
+    QPointer<class WhatIfDialog> m_whatIf;
     QString m_lastSearch;
     int64_t m_lastMatch = -1;
     JobPool m_jobPool;  // opening traces and needle grids; joined when the window goes
