@@ -12,6 +12,13 @@
 //                             title, e.g. "Needle Grid"); prints "dock NAME x= y= w= h="
 //   stats-attention           computes the Statistics dock's attention statistics of the layer,
 //                             shows their tab and waits; prints "stats gate-rows= attention-rows="
+//   reads row|column          shows the Reads dock on the cursor's row (what it reads) or column
+//                             (who reads it), waits for it; prints "reads mode= layer= head=
+//                             position= sum= split= top=P:W:CONTENT:FORGET,..." and, for the
+//                             strongest token painted over the text, "reads-painted position=
+//                             x= y= w= h= color=RRGGBB" (window pixels, the expected fill)
+//   reads-click RANK          clicks listed token RANK (0: the strongest); prints
+//                             "reads-click rank= position= cursor="
 //   open-grid PATH            opens a `gatescope niah` grid.json in the Needle Grid dock
 //   grid-click LENGTH DEPTH   clicks that grid cell and waits for its trace to open and draw;
 //                             prints "opened PATH tokens= cursor="
@@ -25,6 +32,9 @@
 //                             everything to draw; prints "compare identical= tokens-a= tokens-b=
 //                             aligned= mean-delta= a-better= bins= cursor-a= cursor-b="
 //   compare-summary           prints that line for the compare mode already open
+//   what-if CHANGE [VALUE]    right-click > What if... on the shown head: CHANGE is gate=1,
+//                             gate, log_gate, clamp or ablate; runs it, prints "what-if CHANGE
+//                             ok= status=", then (when it ran) the compare line for A vs B
 //   diff-mode diff|log-ratio  the difference view's mode
 //   hover-b Q K | hover-diff Q K   like hover, on B's canvas or the difference canvas
 //   linked                    after hover on A: waits for and prints the read-out B's and the
@@ -96,6 +106,8 @@ private:
     void sendClick(QWidget* host, double x, double y);
     /// Commands that read what the canvases drew (viewer_script_view.cpp), like executeWindow.
     std::optional<bool> executeView(const std::vector<std::string>& words);
+    /// The Reads dock's commands (viewer_script_reads.cpp), like executeWindow.
+    std::optional<bool> executeReads(const std::vector<std::string>& words);
     /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
     std::optional<bool> executeCompare(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits

@@ -8,6 +8,7 @@
 #include "widgets/gui/diff_canvas_panel.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/main_window.h"
+#include "widgets/gui/what_if_dialog.h"
 
 namespace gatescope::app {
 
@@ -34,13 +35,38 @@ bool ViewerScript::compareIdle() {
 std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>& w) {
     const std::string& cmd = w[0];
     auto arg = [&](size_t i) { return i < w.size() ? w[i] : std::string(); };
+    if (cmd == "what-if") {
+        // Right-click > What if... on the shown head: the change, Run, and compare mode with
+        // the intervened trace as B once it is done.
+        m_window.showWhatIf();
+        WhatIfDialog* dialog = m_window.whatIfDialog();
+        if (!dialog || !dialog->setChange(QString::fromStdString(arg(1)),
+                                          w.size() > 2 ? std::stod(arg(2)) : 0.5))
+            return false;
+        m_compareOpened = false;
+        m_expectCompare = true;
+        bool finished = false, ok = false;
+        QObject::connect(dialog, &WhatIfDialog::jobFinished, dialog, [&](bool good) {
+            finished = true;
+            ok = good;
+        });
+        dialog->run();
+        if (!waitFor([&] { return finished; }, 240000)) return false;
+        fmt::print("script: what-if {} ok={} status={}\n", arg(1), ok ? 1 : 0,
+                   dialog->statusText().toStdString());
+        if (!ok) {
+            m_expectCompare = false;
+            return true;  // what the dialog says is the result
+        }
+        if (!waitIdle()) return false;
+    }
     if (cmd == "compare") {
         m_compareOpened = false;
         m_expectCompare = true;
         m_window.openCompare(QString::fromStdString(arg(1)));
         if (!waitIdle()) return false;
     }
-    if (cmd == "compare" || cmd == "compare-summary") {
+    if (cmd == "compare" || cmd == "compare-summary" || cmd == "what-if") {
         if (!m_window.compareView() || !waitIdle()) return false;
         const CompareSummary* s = m_window.compareView()->comparePanel().summary();
         if (!s) return false;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "kernels/cpu/power_attention.h"
+#include "core/maps/logit_split.h"
 
 namespace gatescope::core {
 
@@ -14,65 +14,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// q_query . k_j in double, for every key j <= query.
-std::vector<double> dots(const HeadFactorSet& f, int64_t query) {
-    const float* q = f.find("q");
-    const float* k = f.find("k");
-    const int64_t d = f.width("q");
-    std::vector<double> out(static_cast<size_t>(query + 1));
-    const float* qi = q + query * d;
-    for (int64_t j = 0; j <= query; ++j) {
-        const float* kj = k + j * d;
-        double s = 0;
-        for (int64_t c = 0; c < d; ++c)
-            s += double(qi[c]) * double(kj[c]);
-        out[static_cast<size_t>(j)] = s;
-    }
-    return out;
-}
-
-/// The gate-free score of each key in the family's log space.
-std::vector<double> contentPart(const TraceHead& head, int64_t query) {
-    std::vector<double> s = dots(head.factors, query);
-    const double scale = head.spec.scale;
-    if (head.spec.scoreKind == ScoreKind::Power) {
-        const double p = head.spec.extras.value("p", 2);
-        const double eps = head.spec.extras.value("eps", double(kernels::kPowerLogEps));
-        for (double& v : s)
-            v = p * std::log(std::abs(scale * v) + eps);
-    } else {
-        for (double& v : s)
-            v *= scale;
-    }
-    return s;
-}
-
-/// Whether the split exists: a score made of q and k, and a decay that changes it.
-bool hasSplit(const TraceHead& head) {
-    const auto& spec = head.spec;
-    if (spec.scoreKind == ScoreKind::Gsa || !head.factors.find("q")) return false;
-    if (spec.scoreKind == ScoreKind::Wall)
-        return head.factors.find("log_decay_cumsum") ||
-               head.factors.find("log_scalar_decay_cumsum");
-    return spec.hasDecay && head.factors.find("log_decay_cumsum");
-}
-
 void splitLogit(const TraceHead& head, QueryRow& row) {
     const int64_t keys = row.query + 1;
-    row.content = contentPart(head, row.query);
+    row.content.assign(static_cast<size_t>(keys), kNaN);
     row.forget.assign(static_cast<size_t>(keys), kNaN);
-    const float* c = head.factors.find("log_decay_cumsum");
     for (int64_t j = 0; j < keys; ++j) {
         const size_t u = static_cast<size_t>(j);
-        if (!std::isfinite(row.logit[u])) {
-            row.content[u] = kNaN;
-            continue;
-        }
-        // The scalar families' decay is exactly c_i - c_j; Wall's sits inside the dot product,
-        // so its part is whatever the gates changed.
-        row.forget[u] = head.spec.scoreKind == ScoreKind::Wall
-                            ? double(row.logit[u]) - row.content[u]
-                            : double(c[row.query]) - double(c[j]);
+        if (!std::isfinite(row.logit[u])) continue;
+        row.content[u] = contentScore(head, row.query, j);
+        row.forget[u] = forgetScore(head, row.query, j, row.logit[u], row.content[u]);
     }
 }
 
@@ -121,7 +71,7 @@ Result<QueryRow> queryRow(const TraceHead& head, int64_t query, int topK) {
     if (source.hasMap(kernels::MapKind::Logit)) {
         row.logit.resize(static_cast<size_t>(keys));
         source.compute(kernels::MapKind::Logit, query, 1, 0, keys, row.logit.data());
-        if (hasSplit(head)) splitLogit(head, row);
+        if (hasLogitSplit(head)) splitLogit(head, row);
     }
     topKeys(row, topK);
     return row;

@@ -18,6 +18,7 @@
 #include "core/analysis/compare.h"
 #include "core/sample/random_fox_checkpoint.h"
 #include "support/sample_trace.h"
+#include "widgets/fox_reference.h"
 #include "widgets/gui_test_support.h"
 #include "widgets/view/compare_tiles.h"
 #include "widgets/view/needle_grid.h"
@@ -27,23 +28,6 @@ using namespace gatescope;
 using namespace gatescope::test;
 
 namespace {
-
-/// A FoX head's exact attention weight at (q, k), evaluated here from the stored factors:
-/// exp(scale q.k + c_q - c_k - lse_q). NaN when a factor cannot be read.
-double foxAttention(const data::TraceReader& r, int layer, int head, int64_t q, int64_t k) {
-    const auto& header = r.summary().layer(layer)->header;
-    auto qf = r.factor(layer, "q", head, q, q + 1),
-         kf = r.factor(layer, "k", head * header.nKvHeads / header.nHeads, k, k + 1);
-    auto lse = r.factor(layer, "lse", head, q, q + 1),
-         cq = r.factor(layer, "log_decay_cumsum", head, q, q + 1),
-         ck = r.factor(layer, "log_decay_cumsum", head, k, k + 1);
-    if (!(qf && kf && lse && cq && ck)) return NAN;
-    double dot = 0;
-    for (size_t x = 0; x < qf->values.size(); ++x)
-        dot += double(qf->values[x]) * kf->values[x];
-    return std::exp(header.extras.value("scale", 1.0) * dot + cq->values[0] - ck->values[0] -
-                    lse->values[0]);
-}
 
 /// The sample trace, opened (an error when it could not be made).
 Result<std::shared_ptr<const widgets::TraceDocument>> openSample() {

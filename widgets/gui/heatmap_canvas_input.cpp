@@ -85,6 +85,9 @@ void HeatmapCanvasPanel::handleInput(ImVec2 size) {
         if (ImGui::MenuItem("Show Whole Map")) m_view->fitAll();
         if (ImGui::MenuItem("Export Figure...", nullptr, false, static_cast<bool>(m_onExport)))
             m_onExport();
+        if (ImGui::MenuItem("What if... (this head)", nullptr, false,
+                            static_cast<bool>(m_onWhatIf)))
+            m_onWhatIf();
         ImGui::EndPopup();
     }
     (void)size;

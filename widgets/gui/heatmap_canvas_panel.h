@@ -47,6 +47,9 @@ public:
     void fitTokens(const TokenRect& rect) { m_fitRect = rect; }
     /// Called by the canvas's right-click menu item "Export Figure...".
     void setExportAction(std::function<void()> action) { m_onExport = std::move(action); }
+    /// Right-click > What if...: runs `action` (the window's What if... dialog for the shown
+    /// head); without one the item is disabled.
+    void setWhatIfAction(std::function<void()> action) { m_onWhatIf = std::move(action); }
     /// The viewport, read only (does not count as the user moving the view).
     const Viewport& view() const { return *m_view; }
     /// Compare mode: draw through `shared` (already sized to this map's N), which other canvases
@@ -120,6 +123,7 @@ private:
 
     ViewerSession& m_session;
     std::function<void()> m_onExport;
+    std::function<void()> m_onWhatIf;
     std::shared_ptr<Viewport> m_view = std::make_shared<Viewport>();
     int m_variant = 0;
     bool m_follower = false;

@@ -19,6 +19,7 @@
 #include "widgets/gui/needle_grid_panel.h"
 #include "widgets/gui/overview_panel.h"
 #include "widgets/gui/post_to_thread.h"
+#include "widgets/gui/reads_panel.h"
 #include "widgets/gui/retention_panel.h"
 #include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/text_panel.h"
@@ -84,6 +85,12 @@ StatisticsPanel* MainWindow::statisticsPanel() {
     return nullptr;
 }
 
+ReadsPanel* MainWindow::readsPanel() {
+    for (ImGuiHost* host : m_hosts)
+        if (host->objectName() == "reads") return static_cast<ReadsPanel*>(&host->panel());
+    return nullptr;
+}
+
 void MainWindow::openTrace(const QString& path) {
     if (path.endsWith(".json", Qt::CaseInsensitive)) {
         openNeedleGrid(path);
@@ -144,6 +151,9 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     // Right-click > Export Figure... on the canvas: the File > Export dialog, after this frame.
     canvasPanel()->setExportAction(
         [this] { QTimer::singleShot(0, this, [this] { showExportDialog(); }); });
+    if (m_runTrace)
+        canvasPanel()->setWhatIfAction(
+            [this] { QTimer::singleShot(0, this, [this] { showWhatIf(); }); });
     setCentralWidget(m_canvas);
     m_canvas->setFocus();  // the map's keys work without a click first
     m_hosts = {m_canvas};
@@ -161,6 +171,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     };
     dock("overview", "Overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
     dock("text", "Text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
+    dock("reads", "Reads", std::make_unique<ReadsPanel>(s), Qt::BottomDockWidgetArea);
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);

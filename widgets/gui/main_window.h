@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 
 #include "core/trace/trace_request.h"
@@ -26,6 +27,7 @@ class CompareView;
 class HeatmapCanvasPanel;
 class ImGuiHost;
 class NeedleGridPanel;
+class ReadsPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -55,6 +57,8 @@ public:
     /// Compare mode's state, or null when it is off.
     CompareView* compareView() { return m_compare.get(); }
     StatisticsPanel* statisticsPanel();
+    /// The Reads dock's panel (what the cursor's token reads), or null without a trace.
+    ReadsPanel* readsPanel();
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
@@ -71,6 +75,11 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
+    /// Right-click on the map > What if...: the dialog for the shown layer and head; when its
+    /// trace is done, compare mode with it as B (main_window_what_if.cpp).
+    void showWhatIf();
+    /// The open What if... dialog, or null.
+    class WhatIfDialog* whatIfDialog();
     /// Help > Keyboard Shortcuts (F1): the map's keys and the window's shortcuts.
     void showShortcuts();
     /// Shows `message` in full in the Messages dock (selectable, wrapped, kept across traces)
@@ -154,6 +163,7 @@ private:
     QLabel* m_hoverLabel;
     std::unique_ptr<CompareView> m_compare;  // after m_session: destroyed before it
     QDockWidget* m_compareDock = nullptr;
+    QPointer<class WhatIfDialog> m_whatIf;
     QString m_lastSearch;
     int64_t m_lastMatch = -1;
     JobPool m_jobPool;  // opening traces and needle grids; joined when the window goes

@@ -62,7 +62,7 @@ void MainWindow::startCompare(std::shared_ptr<const TraceDocument> b) {
         splitter->setSizes(sizes);
     });
     // Room for three maps: the side docks step aside (View menu brings them back).
-    for (const char* name : {"overviewDock", "textDock"})
+    for (const char* name : {"overviewDock", "textDock", "readsDock"})
         if (auto* d = findChild<QDockWidget*>(name)) d->hide();
     if (m_gridDock) m_gridDock->hide();
     rebuildViewMenu();
@@ -86,7 +86,7 @@ void MainWindow::closeCompare() {
     delete m_compareDock;
     m_compareDock = nullptr;
     setCentralWidget(m_canvas);
-    for (const char* name : {"overviewDock", "textDock"})
+    for (const char* name : {"overviewDock", "textDock", "readsDock"})
         if (auto* d = findChild<QDockWidget*>(name)) d->show();
     rebuildViewMenu();
 }

@@ -31,6 +31,7 @@ void MainWindow::placeDocks() {
     auto find = [this](const char* name) { return findChild<QDockWidget*>(name); };
     QDockWidget* overview = find("overviewDock");
     QDockWidget* text = find("textDock");
+    QDockWidget* reads = find("readsDock");
     QDockWidget* retention = find("retentionDock");
     QDockWidget* statistics = find("statisticsDock");
     auto place = [this](QDockWidget* d, Qt::DockWidgetArea area) {
@@ -40,17 +41,19 @@ void MainWindow::placeDocks() {
     };
     place(overview, Qt::LeftDockWidgetArea);
     place(text, Qt::RightDockWidgetArea);
+    place(reads, Qt::BottomDockWidgetArea);
     place(retention, Qt::BottomDockWidgetArea);
     place(statistics, Qt::BottomDockWidgetArea);
     if (m_compareDock) place(m_compareDock, Qt::BottomDockWidgetArea);
     if (m_gridDock) place(m_gridDock, Qt::LeftDockWidgetArea);
     if (m_messagesDock) place(m_messagesDock, Qt::BottomDockWidgetArea);
     if (retention && statistics) tabifyDockWidget(retention, statistics);
+    if (retention && reads) tabifyDockWidget(retention, reads);
     if (retention && m_compareDock) tabifyDockWidget(retention, m_compareDock);
     if (retention && m_messagesDock) tabifyDockWidget(retention, m_messagesDock);
     if (overview && m_gridDock) tabifyDockWidget(overview, m_gridDock);
     // Compare mode keeps the side docks out of the way (View menu brings them back).
-    for (QDockWidget* d : {overview, text})
+    for (QDockWidget* d : {overview, text, reads})
         if (d) d->setVisible(!m_compare);
     for (QDockWidget* d : {retention, statistics, m_compareDock})
         if (d) d->show();

@@ -22,6 +22,13 @@ public:
     /// Whether `map` can be shown for `layer` (from the pyramid or by recomputing).
     bool hasMap(int layer, MapView map) const;
 
+    /// The head's factors and exact source from the loader's cache (shared with the exact
+    /// tiles, so a view reading rows or columns does not read the factors again). Thread-safe;
+    /// blocking (reads the factors when absent).
+    Result<std::shared_ptr<const HeadSource>> head(int layer, int head) const {
+        return m_heads.get(layer, head);
+    }
+
 private:
     Result<TilePtr> loadPyramid(const TileKey& key, const char* map) const;
     Result<TilePtr> loadExact(const TileKey& key) const;

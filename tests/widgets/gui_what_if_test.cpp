@@ -1,0 +1,79 @@
+// Right-click > What if... in the real viewer under Xvfb: a random FoX checkpoint traced by the
+// CLI, opened, `what-if gate=1` on layer 0 head 1: the trace job runs the manifest's checkpoint
+// on the trace's text with forgetting switched off there and the viewer lands in compare mode
+// (A the trace, B the intervened one, same tokens). B's stored gates of that head are 1 (log 0)
+// while another head's equal A's, its manifest records the intervention, and the loss moved.
+// A trace whose checkpoint is gone says so in the dialog.
+#include <cmath>
+#include <fstream>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "core/sample/random_fox_checkpoint.h"
+#include "support/sample_trace.h"
+#include "widgets/gui_test_support.h"
+#include "widgets/view/trace_document.h"
+
+using namespace gatescope;
+using namespace gatescope::test;
+
+TEST(GuiWhatIf, ForgettingOffInOneHeadLandsInCompareModeUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto dir = freshDir(screenshotDir() / "what-if");
+    const auto model = dir / "model", text = dir / "in.txt", a = dir / "a.h5";
+    ASSERT_TRUE(core::writeRandomFoxCheckpoint(model, core::RandomFoxSpec{}));
+    {
+        std::ifstream in(sample::sampleText(), std::ios::binary);
+        std::string bytes(200, '\0');
+        in.read(bytes.data(), 200);
+        std::ofstream(text, std::ios::binary) << bytes;
+    }
+    const std::string trace = fmt::format("'{}' trace --model '{}' --input '{}' --out '{}' 2>&1",
+                                          GATESCOPE_CLI, model.string(), text.string(), a.string());
+    ASSERT_EQ(std::system(trace.c_str()), 0);
+    const auto png = dir / "21-what-if-compare.png";
+    const auto script = dir / "what-if.script";
+    std::ofstream(script) << "wait\nhead 1\nwhat-if gate=1\nscreenshot " << png.string()
+                          << "\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(a, script, dir, status);
+    ASSERT_EQ(status, 0) << out;
+    ASSERT_NE(out.find("script: what-if gate=1 ok=1"), std::string::npos) << out;
+    const auto cmp = scriptNumbers(out, "compare", {"identical", "tokens-a", "tokens-b"});
+    ASSERT_EQ(cmp.size(), 3u) << out;
+    EXPECT_EQ(cmp[0], 1);
+    EXPECT_EQ(cmp[1], 200);
+    EXPECT_EQ(cmp[2], 200);
+    EXPECT_NE(scriptNumbers(out, "compare", {"mean-delta"}).at(0), 0) << "the loss did not move";
+
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(compare mode with (\S+\.h5))"))) << out;
+    auto docA = widgets::TraceDocument::open(a);
+    auto docB = widgets::TraceDocument::open(m[1].str());
+    ASSERT_TRUE(docA.ok() && docB.ok());
+    const auto& ra = *(*docA)->reader;
+    const auto& rb = *(*docB)->reader;
+    auto off = rb.gatesForHead(0, 1, 0, 200);
+    auto keptB = rb.gatesForHead(0, 0, 0, 200), keptA = ra.gatesForHead(0, 0, 0, 200);
+    ASSERT_TRUE(off.ok() && keptA.ok() && keptB.ok());
+    for (float l : off->values)
+        ASSERT_EQ(l, 0.f) << "head 1's log gate is not 0 with forgetting off";
+    double moved = 0;
+    for (size_t i = 0; i < keptA->values.size(); ++i)
+        moved = std::max(moved, std::abs(double(keptA->values[i]) - keptB->values[i]));
+    EXPECT_LT(moved, 1e-6) << "head 0 of layer 0 changed too";
+    const auto manifest = rb.manifest();
+    ASSERT_TRUE(manifest.ok());
+    EXPECT_NE(manifest->dump().find("gate=1@layers=0;heads=1"), std::string::npos)
+        << manifest->dump();
+
+    // A trace whose checkpoint is gone (the sample's model was removed after tracing).
+    std::ofstream(script) << "wait\nwhat-if ablate\nquit 0\n";
+    const std::string gone = runViewerScript(sample::sampleTrace(), script, dir, status);
+    ASSERT_EQ(status, 0) << gone;
+    EXPECT_NE(gone.find("script: what-if ablate ok=0 status=The checkpoint this trace was made "
+                        "from"),
+              std::string::npos)
+        << gone;
+}

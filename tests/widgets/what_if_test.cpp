@@ -1,0 +1,92 @@
+// What if... (display-free): each change becomes `--intervene` text that core::parseIntervention
+// reads back as that change on that layer and head; the trace job takes the manifest's
+// checkpoint and the trace's source bytes; a trace that cannot say what to run says so plainly.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "widgets/view/what_if.h"
+
+using namespace gatescope;
+using namespace gatescope::widgets;
+
+TEST(WhatIf, EveryChangeParsesAsTheCliReadsIt) {
+    WhatIfChoice c;
+    c.layer = 1;
+    c.head = 2;
+    const struct {
+        WhatIfChange change;
+        core::InterventionKind kind;
+        const char* text;
+    } cases[] = {
+        {WhatIfChange::ForgettingOff, core::InterventionKind::GateOne, "gate=1@layers=1;heads=2"},
+        {WhatIfChange::Constant, core::InterventionKind::GateConstant, "gate=0.5@layers=1;heads=2"},
+        {WhatIfChange::ScaleLog, core::InterventionKind::LogGateScale,
+         "log_gate*0.5@layers=1;heads=2"},
+        {WhatIfChange::Clamp, core::InterventionKind::GateClamp,
+         "gate=clamp(0.25,0.75)@layers=1;heads=2"},
+        {WhatIfChange::Ablate, core::InterventionKind::Ablate, "ablate@layers=1;heads=2"},
+    };
+    c.low = 0.25;
+    c.high = 0.75;
+    for (const auto& t : cases) {
+        c.change = t.change;
+        EXPECT_EQ(interventionText(c), t.text);
+        auto parsed = core::parseIntervention(interventionText(c));
+        ASSERT_TRUE(parsed.ok()) << parsed.error().describe();
+        EXPECT_EQ(parsed->kind, t.kind);
+        EXPECT_EQ(parsed->layers, std::vector<int>{1});
+        EXPECT_EQ(parsed->heads, std::vector<int>{2});
+    }
+    c.change = WhatIfChange::ScaleLog;
+    c.channel = 3;
+    EXPECT_EQ(interventionText(c), "log_gate*0.5@layers=1;heads=2;channels=3");
+    c.change = WhatIfChange::Constant;
+    c.value = 1.5;  // not a gate: the CLI's parser refuses it, and so does What if...
+    EXPECT_FALSE(whatIfRequest({}, c, "in.txt", "out.h5").ok());
+}
+
+TEST(WhatIf, TheJobRunsTheManifestsCheckpointOnTheTracedBytes) {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("whatif-{}", getpid());
+    std::filesystem::create_directories(dir / "model");
+    WhatIfSource source;
+    source.manifest = {{"checkpoint", {{"path", (dir / "model").string()}}},
+                       {"input", {{"kind", "text"}}}};
+    source.sourceBytes = "The cat sat.\n";
+    WhatIfChoice c;
+    c.layer = 0;
+    c.head = 1;
+    auto request = whatIfRequest(source, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_TRUE(request.ok()) << request.error().describe();
+    EXPECT_EQ(request->modelDir, dir / "model");
+    EXPECT_EQ(request->out, dir / "out.h5");
+    EXPECT_EQ(request->input.kind, core::InputKind::Text);
+    ASSERT_EQ(request->interventions.size(), 1u);
+    EXPECT_EQ(request->interventions[0].kind, core::InterventionKind::GateOne);
+    std::stringstream written;
+    written << std::ifstream(dir / "in.txt", std::ios::binary).rdbuf();
+    EXPECT_EQ(written.str(), source.sourceBytes);
+
+    // What cannot be run again is said plainly.
+    WhatIfSource none = source;
+    none.manifest["checkpoint"] = nlohmann::json::object();
+    auto e = whatIfRequest(none, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("does not record which checkpoint"), std::string::npos);
+    WhatIfSource gone = source;
+    gone.manifest["checkpoint"]["path"] = (dir / "deleted").string();
+    e = whatIfRequest(gone, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.error().message.find("is not there any more"), std::string::npos);
+    WhatIfSource ids = source;
+    ids.manifest["input"]["kind"] = "ids";
+    e = whatIfRequest(ids, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.error().kind, ErrorKind::Unsupported);
+    std::filesystem::remove_all(dir);
+}
