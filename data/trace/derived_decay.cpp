@@ -18,12 +18,22 @@ int64_t firstKey(int64_t i, int64_t window) {
     return window > 0 && i - window + 1 > 0 ? i - window + 1 : 0;
 }
 
-double ex(float a, float b) { return std::exp(double{a} - double{b}); }
+double ex(float a, float b) {
+    return std::exp(double{a} - double{b});
+}
+
+/// The pyramid builders exponentiate in float32 and give exactly 0 below e^-87
+/// (kernels/cpu/fast_math.h); cells below that are 0 here too, so that "no decay left" reads the
+/// same from stored and derived pyramids.
+float cellValue(double value) {
+    constexpr double kUnderflow = 1.6458114310822737e-38;  // e^-87
+    return value < kUnderflow ? 0.0f : static_cast<float>(value);
+}
 
 float cellMax(const float* c, const Cell& k, int64_t window) {
     const int64_t j = std::min(k.rb, k.ce - 1);  // the allowed pair nearest the diagonal
     if (j < std::max(k.cb, firstKey(k.rb, window))) return 0.0f;
-    return static_cast<float>(ex(c[k.rb], c[j]));
+    return cellValue(ex(c[k.rb], c[j]));
 }
 
 /// Sum over the allowed pairs of a diagonal cell (cb == rb).
@@ -119,7 +129,7 @@ void deriveDecayTile(const float* c, int64_t n, int64_t window, int level, Pool 
                 sum = ex(c[k.rb], c[k.ce - 1]) * rowFactor[y] * colFactor[x];
             else
                 sum = bandSum(c, k, window, suffix);
-            value = static_cast<float>(sum / (double(k.re - k.rb) * double(k.ce - k.cb)));
+            value = cellValue(sum / (double(k.re - k.rb) * double(k.ce - k.cb)));
         }
     }
 }

@@ -10,7 +10,8 @@
 //   (sum_i e^(c_i - c_ref) * sum_j e^(c_ref - c_j)), row by row on those cells; every exponent
 //   formed is <= 0, so nothing overflows whatever |c| (1.7e5 at 128k tokens).
 // Sums are in float64 and the cells are rounded to float32 once, like the stored pyramids
-// (kernels/cpu/pyramid_grid.cpp), whose cells they reproduce to float32 rounding.
+// (kernels/cpu/pyramid_grid.cpp), whose cells they reproduce to float32 rounding; cells below
+// e^-87 (about 1.6e-38, where the builders' float32 exp gives 0) are 0.
 #pragma once
 
 #include <cstdint>

@@ -222,8 +222,7 @@ Result<Tile> TraceReader::derivedTile(const LayerInfo& info, Pool pool, int leve
                                    ? extras["window"].get<int64_t>()
                                    : 0;
         auto values = std::make_shared<std::vector<float>>(kTileSide * kTileSide);
-        deriveDecayTile(c->values.data(), n, window, level, pool, tileRow, tileCol,
-                        values->data());
+        deriveDecayTile(c->values.data(), n, window, level, pool, tileRow, tileCol, values->data());
         return BlockCache::Block(values);
     };
     auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);

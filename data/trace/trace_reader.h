@@ -32,8 +32,8 @@ struct ReaderOptions {
 struct FactorInfo {
     std::string name;
     std::vector<int64_t> shape;  ///< as stored: [H, N, D] or [H, N]
-    bool f16 = false;   ///< stored as IEEE binary16
-    bool bf16 = false;  ///< stored as bfloat16 (a bf16 forward's values, exact; format v3)
+    bool f16 = false;            ///< stored as IEEE binary16
+    bool bf16 = false;           ///< stored as bfloat16 (a bf16 forward's values, exact; format v3)
 };
 
 struct PyramidInfo {
@@ -144,8 +144,8 @@ private:
     /// A derived pyramid/<map> group (attribute derived_from), checked against the layer.
     Result<PyramidInfo> readDerivedPyramid(const h5::Group& mapGroup, const std::string& path,
                                            const LayerInfo& info) const;
-    Result<Tile> derivedTile(const LayerInfo& info, Pool pool, int level, int head,
-                             int64_t tileRow, int64_t tileCol) const;
+    Result<Tile> derivedTile(const LayerInfo& info, Pool pool, int level, int head, int64_t tileRow,
+                             int64_t tileCol) const;
     // reader_checks.cpp: the datasets present against the attributes, at open.
     Status checkRootDatasets() const;
     Status checkLayerDatasets(LayerInfo& info) const;

@@ -92,12 +92,12 @@ Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, 
 }
 
 Status TraceWriter::writeFactorBf16(int layer, std::string_view name, const uint16_t* bits,
-                                   std::vector<int64_t> shape) {
+                                    std::vector<int64_t> shape) {
     if (schema::keepsFloat32(name))
         return usage("lse and log_* factors are float32; write them with writeFactor",
                      schema::factorPath(layer, name));
     std::vector<int64_t> dims = shape;
-    const ElementType type = !m_options.bf16Factors ? ElementType::Float32
+    const ElementType type = !m_options.bf16Factors   ? ElementType::Float32
                              : m_options.factorsAsF16 ? ElementType::Float16
                                                       : ElementType::BFloat16;
     auto rc = declareFactorAs(layer, name, std::move(shape), type);

@@ -162,7 +162,8 @@ Status TraceWriter::declareGates(int layer, int heads, int channels) {
     auto rc = nexus::markData(*group, "log_retention", 3);
     if (rc) rc = nexus::describe(*dataset, "log retention per token [head, token, channel]");
     if (!rc) return fail(rc.error());
-    l.gates = std::make_unique<ArrayState>(ArrayState{std::move(*dataset), shape, ElementType::Float32});
+    l.gates =
+        std::make_unique<ArrayState>(ArrayState{std::move(*dataset), shape, ElementType::Float32});
     return Ok{};
 }
 

@@ -127,8 +127,8 @@ TEST(TraceV3, DecayPyramidIsDerivedFromMonotoneCAndStoredOtherwise) {
         for (int level = levels.finest; level <= levels.coarsest; ++level)
             for (int h = 0; h < heads; ++h)
                 for (int64_t t = 0; t < tilesPerSide(n, level); ++t)
-                    ASSERT_TRUE(w->writePyramidTile(0, "decay", Pool::Max, level, h, t, 0,
-                                                    tile.data()));
+                    ASSERT_TRUE(
+                        w->writePyramidTile(0, "decay", Pool::Max, level, h, t, 0, tile.data()));
         ASSERT_TRUE(w->commit());
         auto reader = TraceReader::open(path);
         ASSERT_TRUE(reader) << reader.error().describe();

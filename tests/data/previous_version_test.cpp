@@ -109,10 +109,12 @@ TEST(PreviousVersion, Version2DecayPyramidsAreWhatDerivationGives) {
                         deriveDecayTile(c->values.data(), n, 0, level, pool, tr, tc, want.data());
                         for (size_t i = 0; i < want.size(); ++i) {
                             const double stored = tile->values()[i], derived = want[i];
-                            worst = std::max(worst, std::abs(stored - derived) /
-                                                        (std::abs(stored) + 1e-30));
+                            worst = std::max(
+                                worst, std::abs(stored - derived) / (std::abs(stored) + 1e-30));
                             nonzero += stored != 0;
-                            if (stored == 0) ASSERT_EQ(derived, 0.0) << i;
+                            // 0 where the builders' float32 exp underflowed (below e^-87);
+                            // cells that small may differ by the underflow itself.
+                            ASSERT_LE(std::abs(stored - derived), 2e-38) << i;
                         }
                     }
     }

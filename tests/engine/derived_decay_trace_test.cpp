@@ -88,8 +88,8 @@ int expectDerivedEqualsStored(const std::filesystem::path& modelDir, int vocab,
                         for (int64_t tc = 0; tc <= tr; ++tc) {
                             auto a = (*stored)->pyramidTile(layer.index, "decay", pool, level, h,
                                                             tr, tc);
-                            auto b = (*derived)->pyramidTile(layer.index, "decay", pool, level,
-                                                             h, tr, tc);
+                            auto b = (*derived)->pyramidTile(layer.index, "decay", pool, level, h,
+                                                             tr, tc);
                             EXPECT_TRUE(a && b);
                             if (!a || !b) return layers;
                             EXPECT_EQ(a->rows, b->rows);
@@ -97,7 +97,12 @@ int expectDerivedEqualsStored(const std::filesystem::path& modelDir, int vocab,
                             for (int64_t i = 0; i < data::kTileSide * data::kTileSide; ++i) {
                                 const double x = a->values()[i], y = b->values()[i];
                                 worst = std::max(worst, std::abs(x - y) / (std::abs(x) + 1e-30));
-                                if (x == 0.0) EXPECT_EQ(y, 0.0) << "cell " << i;
+                                // The builders' float32 exp gives 0 below e^-87; derivation
+                                // too, and cells that small may differ by the underflow.
+                                if (std::abs(x - y) > 2e-38) {
+                                    EXPECT_LT(std::abs(x - y), 1e-5 * std::abs(x)) << "cell " << i;
+                                    if (std::abs(x - y) >= 1e-5 * std::abs(x)) return layers;
+                                }
                             }
                         }
                 }

@@ -211,9 +211,9 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         std::error_code sizeEc;
         const auto size = fs::file_size(work / name, sizeEc);
         std::printf("[gpu-bench] %s trace: %.3f GB\n", label, sizeEc ? -1.0 : size / 1e9);
-        const std::string cmd = std::string("python3 " GATESCOPE_SOURCE_DIR
-                                            "/scripts/trace-bytes.py ") +
-                                (work / name).string() + " " + label + " | sed 's/^/[gpu-bench] /'";
+        const std::string cmd =
+            std::string("python3 " GATESCOPE_SOURCE_DIR "/scripts/trace-bytes.py ") +
+            (work / name).string() + " " + label + " | sed 's/^/[gpu-bench] /'";
         std::fflush(stdout);
         if (std::system(cmd.c_str()) != 0) std::printf("[gpu-bench] (no byte breakdown)\n");
         std::fflush(stdout);
