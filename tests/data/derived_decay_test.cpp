@@ -77,8 +77,12 @@ void expectLevelsMatch(const std::vector<float>& c, int64_t window) {
                             worst = std::max(worst, std::abs(got - w) / (w + 1e-30));
                             if (w < 1.7e-38) continue;
                             // Below e^-87 (1.6e-38) cells are 0, as the builders' float32 exp.
-                            if (w < 1.6e-38) EXPECT_EQ(got, 0.0) << "cell " << r << ", " << k;
-                            if (w >= 1.7e-38) EXPECT_GT(got, 0.0) << "cell " << r << ", " << k;
+                            if (w < 1.6e-38) {
+                                EXPECT_EQ(got, 0.0) << "cell " << r << ", " << k;
+                            }
+                            if (w >= 1.7e-38) {
+                                EXPECT_GT(got, 0.0) << "cell " << r << ", " << k;
+                            }
                         }
                 }
             EXPECT_LT(worst, 1e-6) << (pool == Pool::Max ? "max" : "mean");
