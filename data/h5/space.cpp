@@ -83,6 +83,24 @@ Type Type::float16() {
     return type;
 }
 
+Type Type::bfloat16() {
+    auto lock = lockLibrary();
+    Type type = copyOf(H5T_IEEE_F32LE);
+    if (H5Tset_fields(type.id(), 15, 7, 8, 0, 7) < 0 || H5Tset_size(type.id(), 2) < 0 ||
+        H5Tset_ebias(type.id(), 127) < 0)
+        type.m_handle = Handle();
+    return type;
+}
+
+bool Type::isBfloat16() const {
+    auto lock = lockLibrary();
+    if (H5Tget_class(id()) != H5T_FLOAT || H5Tget_size(id()) != 2) return false;
+    size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+    if (H5Tget_fields(id(), &spos, &epos, &esize, &mpos, &msize) < 0) return false;
+    return spos == 15 && epos == 7 && esize == 8 && mpos == 0 && msize == 7 &&
+           H5Tget_ebias(id()) == 127 && H5Tget_order(id()) == H5T_ORDER_LE;
+}
+
 Result<Type> Type::adopt(hid_t id, const Location& where) {
     auto checked = checkId(id, ErrorKind::Format, where, "cannot get datatype");
     if (!checked) return checked.error();

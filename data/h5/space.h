@@ -41,6 +41,11 @@ public:
     static Type utf8String();
     /// IEEE binary16, little-endian, defined the way h5py defines numpy.float16.
     static Type float16();
+    /// bfloat16, little-endian: float32's sign, 8-bit exponent (bias 127) and upper 7 mantissa
+    /// bits in 2 bytes. HDF5 converts it to and from other floats; h5py reads it as float32.
+    static Type bfloat16();
+    /// Whether this is a 2-byte float with bfloat16's 8-bit exponent (not binary16).
+    bool isBfloat16() const;
     static Result<Type> adopt(hid_t id, const Location& where);
 
     hid_t id() const { return m_handle.id(); }

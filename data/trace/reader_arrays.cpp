@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "data/common/float16.h"
 #include "data/h5/dataset.h"
+#include "data/trace/derived_decay.h"
 #include "data/trace/trace_limits.h"
 #include "data/trace/trace_reader.h"
 
@@ -67,7 +69,7 @@ Result<Array> TraceReader::readRows(const std::string& path, const std::vector<i
                                     bool allowF16, int head, int64_t rowBegin,
                                     int64_t rowEnd) const {
     std::shared_ptr<h5::Dataset> ds;
-    bool f16 = false;
+    bool f16 = false, bf16 = false;
     int64_t width = 1;
     {
         auto lock = h5::lockLibrary();
@@ -77,6 +79,7 @@ Result<Array> TraceReader::readRows(const std::string& path, const std::vector<i
         auto type = ds->type();
         if (!type) return type.error();
         f16 = type->size() == 2;
+        bf16 = f16 && type->isBfloat16();
         auto actual = ds->dims();
         if (!actual) return actual.error();
         if (actual->size() == 3) width = static_cast<int64_t>((*actual)[2]);
@@ -108,9 +111,18 @@ Result<Array> TraceReader::readRows(const std::string& path, const std::vector<i
                 return BlockCache::Block(values);
             }
             std::vector<uint16_t> halves(values->size());
-            auto rc = ds->readBlock(h5::Type::float16(), halves.data(), start, count);
+            auto rc = ds->readBlock(bf16 ? h5::Type::bfloat16() : h5::Type::float16(),
+                                    halves.data(), start, count);
             if (!rc) return rc.error();
-            std::transform(halves.begin(), halves.end(), values->begin(), halfToFloat);
+            if (bf16)
+                std::transform(halves.begin(), halves.end(), values->begin(), [](uint16_t b) {
+                    const uint32_t word = uint32_t{b} << 16;  // exact: the upper half of a float
+                    float value;
+                    std::memcpy(&value, &word, 4);
+                    return value;
+                });
+            else
+                std::transform(halves.begin(), halves.end(), values->begin(), halfToFloat);
             return BlockCache::Block(values);
         };
         auto cached = m_cache.fetch(fmt::format("{}#{}#{}", path, head, block), load);
@@ -130,9 +142,16 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
     const LayerInfo* info = m_summary.layer(layer);
     if (!info) return error(ErrorKind::Missing, fmt::format("no layer {} in this trace", layer));
     std::string path = schema::pyramidPath(layer, map, pool, level);
-    if (!info->pyramid(map)) return error(ErrorKind::Missing, "no such pyramid map", path);
+    const PyramidInfo* pyramid = info->pyramid(map);
+    if (!pyramid) return error(ErrorKind::Missing, "no such pyramid map", path);
     if (level < 0 || level > kMaxPyramidLevel)
         return error(ErrorKind::Missing, "no such pyramid level", path);
+    if (pyramid->derived) {
+        if (std::find(pyramid->levels.begin(), pyramid->levels.end(), level) ==
+            pyramid->levels.end())
+            return error(ErrorKind::Missing, "no such pyramid level", path);
+        return derivedTile(*info, pool, level, head, tileRow, tileCol);
+    }
     int64_t side = levelSide(m_summary.nTokens, level);
     std::shared_ptr<h5::Dataset> ds;
     int64_t heads = 0;
@@ -172,6 +191,38 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
         for (int64_t r = 0; r < tile.rows; ++r)
             std::copy(block.begin() + r * tile.cols, block.begin() + (r + 1) * tile.cols,
                       values->begin() + r * kTileSide);
+        return BlockCache::Block(values);
+    };
+    auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);
+    if (!cached) return cached.error();
+    tile.data = *cached;
+    return tile;
+}
+
+Result<Tile> TraceReader::derivedTile(const LayerInfo& info, Pool pool, int level, int head,
+                                      int64_t tileRow, int64_t tileCol) const {
+    const std::string path = schema::pyramidPath(info.index, schema::kDecayMap, pool, level);
+    const int64_t n = m_summary.nTokens, side = levelSide(n, level);
+    const int64_t tiles = tilesPerSide(n, level);
+    if (head < 0 || head >= info.header.nHeads || tileRow < 0 || tileRow >= tiles || tileCol < 0 ||
+        tileCol >= tiles)
+        return error(
+            ErrorKind::Usage,
+            fmt::format("tile out of range: head {} of {}, tile ({}, {}) of a {} x {} grid", head,
+                        info.header.nHeads, tileRow, tileCol, tiles, tiles),
+            path);
+    Tile tile;
+    tile.rows = std::min(kTileSide, side - tileRow * kTileSide);
+    tile.cols = std::min(kTileSide, side - tileCol * kTileSide);
+    auto load = [&]() -> Result<BlockCache::Block> {
+        auto c = factor(info.index, "log_decay_cumsum", head, 0, n);  // N floats, cached blocks
+        if (!c) return c.error();
+        const auto& extras = info.header.extras;
+        const int64_t window = extras.contains("window") && extras["window"].is_number_integer()
+                                   ? extras["window"].get<int64_t>()
+                                   : 0;
+        auto values = std::make_shared<std::vector<float>>(kTileSide * kTileSide);
+        deriveDecayTile(c->values.data(), n, window, level, pool, tileRow, tileCol, values->data());
         return BlockCache::Block(values);
     };
     auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);

@@ -227,8 +227,10 @@ Result<LayerInfo> TraceReader::readLayer(const h5::Group& layers, const std::str
             auto type = dataset->type();
             if (!dims) return dims.error();
             if (!type) return type.error();
+            const bool half = type->typeClass() == H5T_FLOAT && type->size() == 2;
+            const bool bf16 = half && type->isBfloat16();
             FactorInfo factor{factorName, std::vector<int64_t>(dims->begin(), dims->end()),
-                              type->typeClass() == H5T_FLOAT && type->size() == 2};
+                              half && !bf16, bf16};
             info.factors.push_back(std::move(factor));
         }
     }
@@ -246,7 +248,17 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
     for (const auto& map : *maps) {
         if (!schema::isValidName(map))
             return error(ErrorKind::Format, "invalid pyramid map name", path + "/pyramid");
-        PyramidInfo p{map, {}, {}, 0};
+        auto mapGroup = h5::Group::open(*pyramid, map);
+        if (!mapGroup) return mapGroup.error();
+        auto derived = h5::hasAttribute(*mapGroup, schema::kDerivedFrom);
+        if (!derived) return derived.error();
+        if (*derived) {
+            auto p = readDerivedPyramid(*mapGroup, path + "/pyramid/" + map, info);
+            if (!p) return p.error();
+            info.pyramids.push_back(std::move(*p));
+            continue;
+        }
+        PyramidInfo p{map, {}, {}, 0, false};
         for (Pool pool : {Pool::Max, Pool::Mean}) {
             auto poolGroup = h5::Group::open(*pyramid, map + "/" + toString(pool));
             if (!poolGroup && poolGroup.error().kind != ErrorKind::Missing)
@@ -269,6 +281,39 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
         info.pyramids.push_back(std::move(p));
     }
     return Ok{};
+}
+
+Result<PyramidInfo> TraceReader::readDerivedPyramid(const h5::Group& mapGroup,
+                                                    const std::string& path,
+                                                    const LayerInfo& info) const {
+    auto from = h5::readStringAttribute(mapGroup, schema::kDerivedFrom, 256);
+    if (!from) return from.error();
+    const std::string map = path.substr(path.rfind('/') + 1);
+    // Only the decay map of an additive-decay layer is derived, from its [H, N] c.
+    const FactorInfo* c = info.factor("log_decay_cumsum");
+    if (*from != schema::kDerivedFromDecay || map != schema::kDecayMap ||
+        info.header.scoreKind != schema::kAdditiveDecay || !c ||
+        c->shape != std::vector<int64_t>{info.header.nHeads, m_summary.nTokens})
+        return error(ErrorKind::Format,
+                     fmt::format("a derived pyramid must be the decay map of an additive_decay "
+                                 "layer with log_decay_cumsum [n_heads, N]; found '{}' from '{}'",
+                                 map, *from),
+                     path);
+    PyramidInfo p{map, {Pool::Max, Pool::Mean}, {}, info.header.nHeads, true};
+    int64_t range[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        auto level = h5::readIntAttribute(mapGroup, i == 0 ? "finest_level" : "coarsest_level");
+        if (!level) return level.error();
+        range[i] = *level;
+    }
+    if (range[0] < 0 || range[1] < range[0] || range[1] > kMaxPyramidLevel)
+        return error(ErrorKind::Format,
+                     fmt::format("derived pyramid levels {}..{} are not within 0..{}", range[0],
+                                 range[1], kMaxPyramidLevel),
+                     path);
+    for (auto level = range[0]; level <= range[1]; ++level)
+        p.levels.push_back(static_cast<int>(level));
+    return p;
 }
 
 }  // namespace gatescope::data

@@ -1,4 +1,4 @@
-// TraceReader: opens a trace (format v1 or v2) and reads lazily only what is asked for.
+// TraceReader: opens a trace (format v1, v2 or v3) and reads lazily only what is asked for.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,8 @@ struct ReaderOptions {
 struct FactorInfo {
     std::string name;
     std::vector<int64_t> shape;  ///< as stored: [H, N, D] or [H, N]
-    bool f16 = false;
+    bool f16 = false;            ///< stored as IEEE binary16
+    bool bf16 = false;           ///< stored as bfloat16 (a bf16 forward's values, exact; format v3)
 };
 
 struct PyramidInfo {
@@ -40,6 +41,9 @@ struct PyramidInfo {
     std::vector<Pool> pools;  ///< pools present
     std::vector<int> levels;  ///< levels present (in any pool), ascending
     int heads = 0;
+    /// Not stored: derived from factors/log_decay_cumsum by pyramidTile (format v3 decay maps,
+    /// data/trace/derived_decay.h). Readers see the same tiles either way.
+    bool derived = false;
 };
 
 struct LayerInfo {
@@ -88,7 +92,7 @@ class TraceReader {
 public:
     /// Opens `path`: Io when absent or unreadable, Format when not HDF5, truncated, without a
     /// gatescope_format attribute or inconsistent (see above), Version when gatescope_format
-    /// names another format or format_version is newer than this reader (2), Unsupported for
+    /// names another format or format_version is newer than this reader (3), Unsupported for
     /// links, external storage or virtual datasets.
     static Result<std::shared_ptr<TraceReader>> open(const std::filesystem::path& path,
                                                      ReaderOptions options = {});
@@ -113,11 +117,13 @@ public:
     Result<Array> gatesForHead(int layer, int head, int64_t rowBegin, int64_t rowEnd) const;
     /// Rows [rowBegin, rowEnd) of one head of a factor: [rows, D] (or [rows] for [H, N]
     /// factors). `head` indexes the stored first axis (a kv head for [n_kv_heads, N, D] factors).
-    /// f16 factors are widened to float exactly.
+    /// f16 and bf16 factors are widened to float exactly.
     Result<Array> factor(int layer, std::string_view name, int head, int64_t rowBegin,
                          int64_t rowEnd) const;
     /// One 256 x 256 tile of a pyramid level; zeros beyond S and for non-causal tiles (never
-    /// stored). Tiles not written by the producer read as zeros too.
+    /// stored). Tiles not written by the producer read as zeros too. Tiles of a derived pyramid
+    /// (PyramidInfo::derived) are computed from log_decay_cumsum, the same cells the writer would
+    /// have stored.
     Result<Tile> pyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
                              int64_t tileRow, int64_t tileCol) const;
 
@@ -135,6 +141,11 @@ private:
     Result<LayerInfo> readLayer(const h5::Group& layers, const std::string& name);
     Status readLayerHeader(const h5::Group& group, const std::string& path, LayerHeader& h) const;
     Status readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info);
+    /// A derived pyramid/<map> group (attribute derived_from), checked against the layer.
+    Result<PyramidInfo> readDerivedPyramid(const h5::Group& mapGroup, const std::string& path,
+                                           const LayerInfo& info) const;
+    Result<Tile> derivedTile(const LayerInfo& info, Pool pool, int level, int head, int64_t tileRow,
+                             int64_t tileCol) const;
     // reader_checks.cpp: the datasets present against the attributes, at open.
     Status checkRootDatasets() const;
     Status checkLayerDatasets(LayerInfo& info) const;

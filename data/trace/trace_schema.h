@@ -1,4 +1,4 @@
-// The trace format v2 in names: version constants, the fixed dataset paths and the path builders.
+// The trace format v3 in names: version constants, the fixed dataset paths and the path builders.
 // docs/trace-format.md describes the same layout for h5py users; keep the two in step.
 #pragma once
 
@@ -10,11 +10,13 @@
 namespace gatescope::data {
 
 inline constexpr std::string_view kFormatName = "gatescope-trace";  ///< root attr gatescope_format
-inline constexpr int kFormatVersion = 2;                            ///< root attr format_version
+inline constexpr int kFormatVersion = 3;                            ///< root attr format_version
 /// The oldest format_version this reader opens. v1 -> v2: `/tokens/source_bytes` (the input's
 /// exact bytes, NUL included), token text with U+FFFD for partial UTF-8 (v1: the literal text
 /// "\xC3"), lse and log_* factors float32 under factorsAsF16 (v1: float16), input.sha256 of what
-/// was traced. A v1 file reads as before: its source text is /tokens/source_text.
+/// was traced. A v1 file reads as before: its source text is /tokens/source_text. v2 -> v3: a bf16
+/// forward's q, k, v stored as bfloat16 (exact), and the decay pyramid of additive-decay layers
+/// derived from log_decay_cumsum (a group with attribute derived_from, no datasets).
 inline constexpr int kOldestFormatVersion = 1;
 inline constexpr int64_t kTileSide = 256;   ///< pyramid tiles (and chunks) are 256 x 256 cells
 inline constexpr int64_t kRowBlock = 4096;  ///< factor and gate chunks hold 4096 token rows
@@ -36,6 +38,11 @@ inline constexpr const char* kSourceBytes = "/tokens/source_bytes";  ///< uint8 
 inline constexpr const char* kLoss = "/per_token/loss";
 inline constexpr const char* kTargetRank = "/per_token/target_rank";
 inline constexpr const char* kEntropy = "/per_token/entropy";
+inline constexpr std::string_view kDecayMap = "decay";
+inline constexpr std::string_view kAdditiveDecay = "additive_decay";  ///< layer score_kind
+/// Attribute of pyramid/<map> groups whose cells are derived, not stored (format v3).
+inline constexpr const char* kDerivedFrom = "derived_from";
+inline constexpr std::string_view kDerivedFromDecay = "factors/log_decay_cumsum";
 
 /// "000" for layer 0.
 std::string layerName(int layer);

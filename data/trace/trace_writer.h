@@ -1,4 +1,4 @@
-// TraceWriter: writes one trace (format v2, see docs/trace-format.md) crash-safely, layer by layer.
+// TraceWriter: writes one trace (format v3, see docs/trace-format.md) crash-safely, layer by layer.
 #pragma once
 
 #include <atomic>
@@ -35,6 +35,13 @@ struct TraceWriterOptions {
     /// Store q, k, v and the other multiplied factors as IEEE binary16 (lossy: 2^-11 relative);
     /// lse and log_* factors stay float32 (schema::keepsFloat32).
     bool factorsAsF16 = false;
+    /// Factors handed over as bfloat16 (writeFactorBf16: a bf16 forward's q, k, v) are stored as
+    /// bfloat16, exactly (format v3); false widens them to float32 (the v2 layout, 2x the bytes).
+    bool bf16Factors = true;
+    /// The decay pyramid of an additive-decay layer whose [H, N] log_decay_cumsum was written
+    /// (every head non-increasing) is not stored: readers derive its cells from c
+    /// (data/trace/derived_decay.h, format v3). False stores it as v2 did.
+    bool deriveDecayPyramids = true;
     int encodeThreads = 0;  ///< threads that compress the chunks of one call (0: all cores)
     /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
     /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
@@ -99,6 +106,12 @@ public:
     /// declareFactor + every head at once; `data` has the full `shape`.
     Status writeFactor(int layer, std::string_view name, const float* data,
                        std::vector<int64_t> shape);
+    /// writeFactor for a factor the model computed in bfloat16: `bits` are its bf16 values (the
+    /// upper halves of float32s), the full `shape`. Stored as the HDF5 bfloat16 type (h5py reads
+    /// it as float32, exactly) when TraceWriterOptions::bf16Factors, else as float32; lse and
+    /// log_* factors (schema::keepsFloat32) are refused (Usage): they are float32 quantities.
+    Status writeFactorBf16(int layer, std::string_view name, const uint16_t* bits,
+                           std::vector<int64_t> shape);
 
     /// Creates pyramid/<map>/{max,mean}/<level> [heads, S, S] for every level in `levels`.
     /// Nothing is allocated on disk until tiles are written.
@@ -122,6 +135,8 @@ public:
     int64_t nTokens() const { return m_nTokens; }
 
 private:
+    /// How a gates or factor array is stored.
+    enum class ElementType { Float32, Float16, BFloat16 };
     // Defined in writer_state.h.
     struct ArrayState;
     struct PyramidState;
@@ -137,8 +152,13 @@ private:
     Result<LayerState*> layerState(int layer);
     Result<h5::Group> openOrCreateGroup(const h5::Object& parent, std::string_view name);
     Result<h5::Dataset> createArray(const h5::Object& parent, std::string_view name,
-                                    const std::vector<int64_t>& shape, bool f16);
-    Status writeHead(ArrayState& state, int head, const float* data);
+                                    const std::vector<int64_t>& shape, ElementType type);
+    /// Writes one head: `data` is float32, or bfloat16 bits when `bf16Source`.
+    Status writeHead(ArrayState& state, int head, const void* data, bool bf16Source = false);
+    Status declareFactorAs(int layer, std::string_view name, std::vector<int64_t> shape,
+                           ElementType type);
+    Status checkFactorHead(int layer, std::string_view name, int head, const void* data,
+                           ArrayState** state);
     h5::ChunkEncoding encoding(size_t elementSize) const;
     /// The dataset of a created pyramid's level, after checking layer, map, level and head.
     Result<h5::Dataset*> pyramidLevel(int layer, std::string_view map, Pool pool, int level,

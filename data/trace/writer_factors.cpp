@@ -2,13 +2,25 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data/trace/derived_decay.h"
 #include "data/trace/nexus.h"
 #include "data/trace/trace_writer.h"
 #include "data/trace/writer_state.h"
 
 namespace gatescope::data {
+namespace {
+constexpr std::string_view kDecayFactor = "log_decay_cumsum";
+}  // namespace
 
 Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<int64_t> shape) {
+    // Float16 only for factors whose relative rounding the formula tolerates (q, k, v, ...).
+    const bool f16 = m_options.factorsAsF16 && !schema::keepsFloat32(name);
+    return declareFactorAs(layer, name, std::move(shape),
+                           f16 ? ElementType::Float16 : ElementType::Float32);
+}
+
+Status TraceWriter::declareFactorAs(int layer, std::string_view name, std::vector<int64_t> shape,
+                                    ElementType type) {
     auto lock = h5::lockLibrary();
     if (auto rc = usable(); !rc) return rc;
     if (m_nTokens == 0) return usage("write the tokens before factors");
@@ -31,9 +43,7 @@ Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<
             m_tempPath.string(), path};
     auto group = openOrCreateGroup(l.group, "factors");
     if (!group) return fail(group.error());
-    // Float16 only for factors whose relative rounding the formula tolerates (q, k, v, ...).
-    const bool f16 = m_options.factorsAsF16 && !schema::keepsFloat32(name);
-    auto dataset = createArray(*group, name, shape, f16);
+    auto dataset = createArray(*group, name, shape, type);
     if (!dataset) return fail(dataset.error());
     // The viewer-friendly signal: lse when present (one row normalizer per head), else the first.
     Status rc = Ok{};
@@ -43,11 +53,14 @@ Status TraceWriter::declareFactor(int layer, std::string_view name, std::vector<
         rc = nexus::describe(*dataset, fmt::format("factor {} [head, token{}]", name,
                                                    shape.size() == 3 ? ", dim" : ""));
     if (!rc) return fail(rc.error());
-    l.factors.emplace(std::string(name), ArrayState{std::move(*dataset), std::move(shape), f16});
+    l.factors.emplace(std::string(name), ArrayState{std::move(*dataset), std::move(shape), type});
+    if (name == kDecayFactor && l.factors.at(std::string(name)).shape.size() == 2)
+        l.monotoneDecay.assign(static_cast<size_t>(l.factors.at(std::string(name)).shape[0]), 0);
     return Ok{};
 }
 
-Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, const float* data) {
+Status TraceWriter::checkFactorHead(int layer, std::string_view name, int head, const void* data,
+                                    ArrayState** array) {
     if (auto rc = usable(); !rc) return rc;
     auto state = layerState(layer);
     if (!state) return state.error();
@@ -59,8 +72,43 @@ Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, 
         return usage(fmt::format("head {} is outside 0..{} (or data is null)", head,
                                  it->second.shape[0] - 1),
                      schema::factorPath(layer, name));
-    auto rc = writeHead(it->second, head, data);
+    *array = &it->second;
+    return Ok{};
+}
+
+Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, const float* data) {
+    ArrayState* array = nullptr;
+    if (auto rc = checkFactorHead(layer, name, head, data, &array); !rc) return rc;
+    if (array->type == ElementType::BFloat16)
+        return usage("a bfloat16 factor is written with writeFactorBf16",
+                     schema::factorPath(layer, name));
+    auto rc = writeHead(*array, head, data);
     if (!rc) return fail(rc.error());
+    // A derived decay map needs every head of c written and non-increasing (derived_decay.h).
+    LayerState& l = **layerState(layer);
+    if (name == kDecayFactor && !l.monotoneDecay.empty())
+        l.monotoneDecay[static_cast<size_t>(head)] = isNonIncreasing(data, m_nTokens) ? 1 : 0;
+    return Ok{};
+}
+
+Status TraceWriter::writeFactorBf16(int layer, std::string_view name, const uint16_t* bits,
+                                    std::vector<int64_t> shape) {
+    if (schema::keepsFloat32(name))
+        return usage("lse and log_* factors are float32; write them with writeFactor",
+                     schema::factorPath(layer, name));
+    std::vector<int64_t> dims = shape;
+    const ElementType type = !m_options.bf16Factors   ? ElementType::Float32
+                             : m_options.factorsAsF16 ? ElementType::Float16
+                                                      : ElementType::BFloat16;
+    auto rc = declareFactorAs(layer, name, std::move(shape), type);
+    if (!rc) return rc;
+    const int64_t perHead = dims[1] * (dims.size() == 3 ? dims[2] : 1);
+    for (int64_t h = 0; h < dims[0]; ++h) {
+        ArrayState* array = nullptr;
+        const uint16_t* head = bits ? bits + h * perHead : nullptr;
+        if (rc = checkFactorHead(layer, name, static_cast<int>(h), head, &array); !rc) return rc;
+        if (rc = writeHead(*array, static_cast<int>(h), head, true); !rc) return fail(rc.error());
+    }
     return Ok{};
 }
 

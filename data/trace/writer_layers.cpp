@@ -29,12 +29,15 @@ Result<h5::Group> TraceWriter::openOrCreateGroup(const h5::Object& parent, std::
 }
 
 Result<h5::Dataset> TraceWriter::createArray(const h5::Object& parent, std::string_view name,
-                                             const std::vector<int64_t>& shape, bool f16) {
+                                             const std::vector<int64_t>& shape,
+                                             ElementType elementType) {
     h5::Dims dims(shape.begin(), shape.end());
     h5::Dims chunk = dims;
     chunk[0] = 1;
     chunk[1] = std::min<hsize_t>(dims[1], kRowBlock);
-    h5::Type type = f16 ? h5::Type::float16() : h5::Type::nativeFloat();
+    h5::Type type = elementType == ElementType::Float16    ? h5::Type::float16()
+                    : elementType == ElementType::BFloat16 ? h5::Type::bfloat16()
+                                                           : h5::Type::nativeFloat();
     auto dcpl = h5::PropertyList::chunkedDataset(chunk, m_options.compression,
                                                  m_options.compressionLevel, type, parent.where());
     if (!dcpl) return dcpl.error();
@@ -45,23 +48,41 @@ h5::ChunkEncoding TraceWriter::encoding(size_t elementSize) const {
     return {m_options.compression, m_options.compressionLevel, elementSize};
 }
 
-Status TraceWriter::writeHead(ArrayState& state, int head, const float* data) {
+Status TraceWriter::writeHead(ArrayState& state, int head, const void* data, bool bf16Source) {
     const int64_t n = state.shape[1];
     int64_t width = 1;
     for (size_t i = 2; i < state.shape.size(); ++i)
         width *= state.shape[i];
     const int64_t rows = std::min(n, kRowBlock);  // createArray's chunk
     const int64_t chunks = (n + rows - 1) / rows;
-    const size_t elementSize = state.f16 ? 2 : 4;
+    const size_t elementSize = state.type == ElementType::Float32 ? 4 : 2;
+    if (state.type == ElementType::BFloat16 && !bf16Source)
+        return Error{ErrorKind::Internal, "float32 data for a bfloat16 factor", m_tempPath.string(),
+                     ""};
     // The head as stored, padded with zeros to whole chunks. Binary16 is rounded here (to nearest
-    // even) rather than by HDF5's soft conversion, which truncates.
-    const size_t used = static_cast<size_t>(n * width) * elementSize;
+    // even) rather than by HDF5's soft conversion, which truncates; bfloat16 is copied as it came.
+    const size_t count = static_cast<size_t>(n * width);
+    const size_t used = count * elementSize;
     const size_t total = static_cast<size_t>(chunks * rows * width) * elementSize;
     auto stored = std::make_unique_for_overwrite<unsigned char[]>(total);
-    if (state.f16) {
+    const auto* floats = static_cast<const float*>(data);
+    const auto* bits = static_cast<const uint16_t*>(data);
+    if (bf16Source && state.type == ElementType::Float32) {
+        auto* out = reinterpret_cast<uint32_t*>(stored.get());
+        for (size_t i = 0; i < count; ++i)
+            out[i] = uint32_t{bits[i]} << 16;  // exact: bf16 is the upper half of a float32
+    } else if (bf16Source && state.type == ElementType::Float16) {
         auto* halves = reinterpret_cast<uint16_t*>(stored.get());
-        for (int64_t i = 0; i < n * width; ++i)
-            halves[i] = floatToHalf(data[i]);
+        for (size_t i = 0; i < count; ++i) {
+            const uint32_t word = uint32_t{bits[i]} << 16;
+            float value;
+            std::memcpy(&value, &word, 4);
+            halves[i] = floatToHalf(value);
+        }
+    } else if (state.type == ElementType::Float16) {
+        auto* halves = reinterpret_cast<uint16_t*>(stored.get());
+        for (size_t i = 0; i < count; ++i)
+            halves[i] = floatToHalf(floats[i]);
     } else {
         std::memcpy(stored.get(), data, used);
     }
@@ -136,12 +157,13 @@ Status TraceWriter::declareGates(int layer, int heads, int channels) {
     auto group = h5::Group::create(l.group, "gates");
     if (!group) return fail(group.error());
     std::vector<int64_t> shape{heads, m_nTokens, channels};
-    auto dataset = createArray(*group, "log_retention", shape, false);
+    auto dataset = createArray(*group, "log_retention", shape, ElementType::Float32);
     if (!dataset) return fail(dataset.error());
     auto rc = nexus::markData(*group, "log_retention", 3);
     if (rc) rc = nexus::describe(*dataset, "log retention per token [head, token, channel]");
     if (!rc) return fail(rc.error());
-    l.gates = std::make_unique<ArrayState>(ArrayState{std::move(*dataset), shape, false});
+    l.gates =
+        std::make_unique<ArrayState>(ArrayState{std::move(*dataset), shape, ElementType::Float32});
     return Ok{};
 }
 

@@ -33,7 +33,24 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
     if (!pyramid) return fail(pyramid.error());
     auto mapGroup = h5::Group::create(*pyramid, map);
     if (!mapGroup) return fail(mapGroup.error());
-    PyramidState created{levels, heads, {}};
+    PyramidState created{levels, heads, false, {}};
+    // The decay map of an additive-decay layer is exp(c_i - c_j): readers derive its cells from
+    // the stored c (derived_decay.h) when every head's c is there and non-increasing.
+    const bool allMonotone =
+        !l.monotoneDecay.empty() &&
+        std::all_of(l.monotoneDecay.begin(), l.monotoneDecay.end(), [](char m) { return m; });
+    if (m_options.deriveDecayPyramids && map == schema::kDecayMap &&
+        l.header.scoreKind == schema::kAdditiveDecay && allMonotone &&
+        static_cast<int>(l.monotoneDecay.size()) == l.header.nHeads && heads <= l.header.nHeads) {
+        created.derived = true;
+        auto rc = h5::writeAttribute(*mapGroup, schema::kDerivedFrom,
+                                     std::string_view(schema::kDerivedFromDecay));
+        if (rc) rc = h5::writeAttribute(*mapGroup, "finest_level", int64_t{levels.finest});
+        if (rc) rc = h5::writeAttribute(*mapGroup, "coarsest_level", int64_t{levels.coarsest});
+        if (!rc) return fail(rc.error());
+        l.pyramids.emplace(std::string(map), std::move(created));
+        return Ok{};
+    }
     for (Pool pool : {Pool::Max, Pool::Mean}) {
         auto poolGroup = h5::Group::create(*mapGroup, toString(pool));
         if (!poolGroup) return fail(poolGroup.error());
@@ -104,6 +121,7 @@ Result<h5::Dataset*> TraceWriter::pyramidLevel(int layer, std::string_view map, 
                      path);
     if (head < 0 || head >= pyramid.heads)
         return usage(fmt::format("head {} is outside 0..{}", head, pyramid.heads - 1), path);
+    if (pyramid.derived) return nullptr;  // nothing stored: the caller drops the tiles
     return &pyramid.datasets.at({pool, level});
 }
 
@@ -112,6 +130,7 @@ Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool,
                                      const float* tile) {
     auto dataset = pyramidLevel(layer, map, pool, level, head);
     if (!dataset) return dataset.error();
+    if (!*dataset) return Ok{};
     const int64_t tiles = tilesPerSide(m_nTokens, level);
     if (tileRow < 0 || tileRow >= tiles || tileCol < 0 || tileCol > tileRow || !tile)
         return usage(fmt::format("tile (row {}, col {}) is not a causal tile of a {} x {} grid "
@@ -136,6 +155,7 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
                                       int head, const float* cells) {
     auto dataset = pyramidLevel(layer, map, pool, level, head);
     if (!dataset) return dataset.error();
+    if (!*dataset) return Ok{};
     if (!cells) return usage("level data is null", schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;

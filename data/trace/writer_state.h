@@ -20,13 +20,15 @@ namespace gatescope::data {
 struct TraceWriter::ArrayState {
     h5::Dataset dataset;
     std::vector<int64_t> shape;
-    bool f16 = false;
+    ElementType type = ElementType::Float32;
 };
 
 /// A created pyramid: one dataset per (pool, level).
 struct TraceWriter::PyramidState {
     PyramidLevels levels;
     int heads = 0;
+    /// Derived by readers from log_decay_cumsum (format v3): no datasets, tiles are dropped.
+    bool derived = false;
     std::map<std::pair<Pool, int>, h5::Dataset> datasets;
 };
 
@@ -37,6 +39,8 @@ struct TraceWriter::LayerState {
     std::unique_ptr<ArrayState> gates;
     std::map<std::string, ArrayState, std::less<>> factors;
     std::map<std::string, PyramidState, std::less<>> pyramids;
+    /// Per head of a [H, N] log_decay_cumsum: written and non-increasing (derived decay maps).
+    std::vector<char> monotoneDecay;
 };
 
 /// The open temporary file. Empty (no file) before create() opens it and after commit() or a

@@ -150,11 +150,18 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
         for (int64_t d : a.shape)
             count *= d;
         const float* data = reinterpret_cast<const float*>(s.host + a.offset);
+        Status st = Ok{};
+        if (a.bf16 && a.name != "log_retention" && !data::schema::keepsFloat32(a.name)) {
+            // q, k, v of a bf16 forward: stored in the dtype the model computed them in.
+            st = m_writer.writeFactorBf16(
+                s.layer, a.name, reinterpret_cast<const uint16_t*>(s.host + a.offset), a.shape);
+            if (!st) return st;
+            continue;
+        }
         if (a.bf16) {
             widenBf16(s.host + a.offset, count, m_widened);
             data = m_widened.data();
         }
-        Status st = Ok{};
         if (a.name == "log_retention") {
             if (a.shape.size() != 3)
                 return Error{ErrorKind::Internal, "gates of rank other than 3", {}, {}};

@@ -42,7 +42,13 @@ nlohmann::json buildTraceManifest(const Checkpoint& checkpoint,
     m.device = device;
     m.dtypes = {{"weights", "float32"},
                 {"compute", std::string(toString(request.dtype))},
-                {"factors", request.writer.factorsAsF16 ? "float16" : "float32"}};
+                {"factors", request.writer.factorsAsF16 ? "float16"
+                            // A bf16 forward on the GPU hands q, k, v over in bf16
+                            // (device_pipeline); lse and log_* stay float32.
+                            : request.dtype == ComputeDType::BFloat16 &&
+                                    request.writer.bf16Factors && device.rfind("cuda", 0) == 0
+                                ? "bfloat16"
+                                : "float32"}};
     m.attentionPath = attentionPath;
     m.extra["input_file"] = {
         {"path", std::filesystem::absolute(request.input.path).string()},

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "data/trace/derived_decay.h"
 #include "data/trace/trace_reader.h"
 #include "data/trace/trace_schema.h"
 
@@ -13,9 +14,10 @@ namespace gatescope::data {
 namespace {
 
 const std::filesystem::path kV1 = GATESCOPE_SOURCE_DIR "/tests/data/v1_traces";
+const std::filesystem::path kV2 = GATESCOPE_SOURCE_DIR "/tests/data/v2_traces";
 
 TEST(PreviousVersion, Version1TracesOpenAndReadAsWritten) {
-    static_assert(kOldestFormatVersion == kFormatVersion - 1);
+    static_assert(kOldestFormatVersion == kFormatVersion - 2);
     auto reader = TraceReader::open(kV1 / "fox_v1.h5");
     ASSERT_TRUE(reader) << reader.error().describe();
     const auto& summary = (*reader)->summary();
@@ -72,6 +74,55 @@ TEST(PreviousVersion, Version1Float16FactorsStillWidenExactly) {
     ASSERT_TRUE(c) << c.error().describe();
     for (float v : c->values)
         EXPECT_TRUE(std::isfinite(v) && v <= 0);
+}
+
+// A version 2 trace stores its decay pyramid; version 3 derives it from c. The stored cells (the
+// pyramid builders' own, written by gatescope before version 3) are what derivation gives from
+// the file's c: every level, both pools, every head, at N = 700 (not a power of two).
+TEST(PreviousVersion, Version2DecayPyramidsAreWhatDerivationGives) {
+    auto reader = TraceReader::open(kV2 / "fox_v2.h5");
+    ASSERT_TRUE(reader) << reader.error().describe();
+    const auto& summary = (*reader)->summary();
+    EXPECT_EQ(summary.formatVersion, 2);
+    const int64_t n = summary.nTokens;
+    EXPECT_EQ(n, 700);
+    const LayerInfo* layer = summary.layer(0);
+    ASSERT_NE(layer, nullptr);
+    EXPECT_FALSE(layer->factor("q")->bf16);
+    const PyramidInfo* decay = layer->pyramid("decay");
+    ASSERT_NE(decay, nullptr);
+    EXPECT_FALSE(decay->derived);
+    EXPECT_EQ(decay->levels, (std::vector<int>{1, 2}));
+    std::vector<float> want(kTileSide * kTileSide);
+    double worst = 0;
+    int64_t nonzero = 0;
+    for (int h = 0; h < layer->header.nHeads; ++h) {
+        auto c = (*reader)->factor(0, "log_decay_cumsum", h, 0, n);
+        ASSERT_TRUE(c) << c.error().describe();
+        ASSERT_TRUE(isNonIncreasing(c->values.data(), n));
+        for (int level : decay->levels)
+            for (Pool pool : {Pool::Max, Pool::Mean})
+                for (int64_t tr = 0; tr < tilesPerSide(n, level); ++tr)
+                    for (int64_t tc = 0; tc <= tr; ++tc) {
+                        auto tile = (*reader)->pyramidTile(0, "decay", pool, level, h, tr, tc);
+                        ASSERT_TRUE(tile) << tile.error().describe();
+                        deriveDecayTile(c->values.data(), n, 0, level, pool, tr, tc, want.data());
+                        for (size_t i = 0; i < want.size(); ++i) {
+                            const double stored = tile->values()[i], derived = want[i];
+                            worst = std::max(
+                                worst, std::abs(stored - derived) / (std::abs(stored) + 1e-30));
+                            nonzero += stored != 0;
+                            // 0 where the builders' float32 exp underflowed (below e^-87);
+                            // cells that small may differ by the underflow itself.
+                            ASSERT_LE(std::abs(stored - derived), 1e-5 * std::abs(stored) + 2e-38)
+                                << i;
+                        }
+                    }
+    }
+    EXPECT_GT(nonzero, 1000);
+    EXPECT_LT(worst, 2e-5);  // the builders exponentiate in float32, derivation in float64
+    std::printf("[ v2 decay ] max relative |stored - derived| = %.3g over %lld cells\n", worst,
+                static_cast<long long>(nonzero));
 }
 
 }  // namespace

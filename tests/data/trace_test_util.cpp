@@ -132,6 +132,9 @@ float expectedPyramidCell(const Sample& sample, int layer, const std::string& ma
 
 Status writeSample(const Sample& sample, const std::filesystem::path& path,
                    TraceWriterOptions options) {
+    // The sample's pyramid cells are arbitrary values, not the decay of its c: stored as written
+    // (a one-token c is non-increasing, and the writer would derive its decay map).
+    options.deriveDecayPyramids = false;
     auto created = TraceWriter::create(path, options);
     if (!created) return created.error();
     TraceWriter& w = **created;

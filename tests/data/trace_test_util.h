@@ -66,7 +66,8 @@ float pyramidValue(const Sample& sample, int layer, const std::string& map, Pool
 float expectedPyramidCell(const Sample& sample, int layer, const std::string& map, Pool pool,
                           int level, int head, int64_t row, int64_t col);
 
-/// Writes the whole sample (every causal tile of every pyramid level) and commits.
+/// Writes the whole sample (every causal tile of every pyramid level, decay stored, never derived)
+/// and commits.
 Status writeSample(const Sample& sample, const std::filesystem::path& path,
                    TraceWriterOptions options = {});
 

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
+#include "data/trace/manifest.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_writer.h"
 #include "engine/trace/layer_recorder.h"
@@ -151,12 +153,18 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
     if (n <= 16384)
         records = median("records", [&] { ASSERT_TRUE(m.forward(ids, {}, run, &probe)); });
 
-    auto traced = [&](bool factors, bool write, bool pyramids = true) {
+    // v2: the format before issue 24's "Bytes" (q, k, v widened to float32, decay pyramids
+    // stored); otherwise format v3 (bf16 factors as bf16, decay pyramids derived by readers).
+    auto traced = [&](bool factors, bool write, bool pyramids = true, bool v2 = false,
+                      const char* name = "bench.h5", double* keep = nullptr) {
+        const auto start = Clock::now();
         core::TraceRequest request;
         request.storeFactors = factors;
         request.storePyramids = pyramids;
         request.writer.compression = data::Compression::None;
-        const fs::path out = work / "bench.h5";
+        request.writer.bf16Factors = !v2;
+        request.writer.deriveDecayPyramids = !v2;
+        const fs::path out = work / name;
         auto writer = data::TraceWriter::create(out, request.writer);
         ASSERT_TRUE(writer) << writer.error().describe();
         data::TokenTable table;
@@ -172,6 +180,20 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         ASSERT_TRUE(finished) << finished.error().describe();
         ASSERT_TRUE(result) << result.error().describe();
         ASSERT_EQ(recorder.layersRecorded(), 24);
+        if (!keep) return;
+        // Kept for its byte count: committed (manifest, per-token rows, fsync, rename) after
+        // the time is taken, so the time stays the one the issue measured.
+        *keep = seconds(start);
+        data::Manifest manifest;
+        manifest.modelType = "fox";
+        ASSERT_TRUE((*writer)->writeManifest(manifest.toJson()));
+        data::PerTokenResults rows;
+        rows.loss.assign(ids.size(), 0.0f);
+        rows.targetRank.assign(ids.size(), 0);
+        rows.entropy.assign(ids.size(), 0.0f);
+        ASSERT_TRUE((*writer)->writePerToken(rows));
+        auto committed = (*writer)->commit();
+        ASSERT_TRUE(committed) << committed.error().describe();
     };
     // Untimed, as the plain forward's warm-up above: the first traced job allocates the page-locked
     // host buffers that later jobs reuse.
@@ -182,8 +204,29 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         median("landed-p", [&] { traced(false, false); });
     }
     const double pyramids = timeIt("pyramids", [&] { traced(false, true); });
-    double full = 0;
-    if (n <= 16384) full = timeIt("full", [&] { traced(true, true); });
+    double full = 0, fullV2 = 0;
+    // Bytes of the full trace by dataset group (scripts/trace-bytes.py, h5py) and its size,
+    // before (the v2 layout) and after, in this run.
+    auto bytes = [&](const char* name, const char* label) {
+        std::error_code sizeEc;
+        const auto size = fs::file_size(work / name, sizeEc);
+        std::printf("[gpu-bench] %s trace: %.3f GB\n", label, sizeEc ? -1.0 : size / 1e9);
+        const std::string cmd =
+            std::string("python3 " GATESCOPE_SOURCE_DIR "/scripts/trace-bytes.py ") +
+            (work / name).string() + " " + label + " | sed 's/^/[gpu-bench] /'";
+        std::fflush(stdout);
+        if (std::system(cmd.c_str()) != 0) std::printf("[gpu-bench] (no byte breakdown)\n");
+        std::fflush(stdout);
+    };
+    if (n <= 16384) {
+        traced(true, true, true, true, "bench-v2.h5", &fullV2);
+        std::printf("[gpu-bench] full-v2   %8.3f s   (written, before commit)\n", fullV2);
+        bytes("bench-v2.h5", "v2");
+        traced(true, true, true, false, "bench.h5", &full);
+        std::printf("[gpu-bench] full      %8.3f s   (written, before commit)\n", full);
+        bytes("bench.h5", "v3");
+        std::printf("[gpu-bench] full trace written: v2 %.3f s, v3 %.3f s\n", fullV2, full);
+    }
     const auto levels = data::defaultPyramidLevels(n, 1024);
     std::printf(
         "[gpu-bench] N=%lld plain %.3f s | records %.3f s (%.2fx) | (a) landed in host memory "
@@ -193,6 +236,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         levels.finest, levels.coarsest, pyramids, pyramids / plain, full, full / plain);
     std::error_code ec;
     fs::remove(work / "bench.h5", ec);
+    fs::remove(work / "bench-v2.h5", ec);
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ def test_exact_tiles_match_the_formula_over_the_stored_factors(traces, arch):
                                                ref["decay"][37:300, 5:290], rtol=2e-4, atol=1e-6)
 
 
+def _derived(f, layer, m):
+    return "derived_from" in f[f"layers/{layer:03d}/pyramid/{m}"].attrs
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_exact_tiles_match_the_level_0_pyramid_the_trace_job_stored(traces, arch):
     t = gatescope.open(traces[arch])
@@ -39,7 +43,10 @@ def test_exact_tiles_match_the_level_0_pyramid_the_trace_job_stored(traces, arch
                 maps_ = ["attention", "decay"] if t.layer(layer)["extras"]["has_decay"] else [
                     "attention"]
                 for m in maps_:
-                    stored = f[f"layers/{layer:03d}/pyramid/{m}/max/0"][head]
+                    if _derived(f, layer, m):  # format 3: decay cells derived from c, not stored
+                        stored = t.tile(layer, head, range(0, 300), map=m, level=0)
+                    else:
+                        stored = f[f"layers/{layer:03d}/pyramid/{m}/max/0"][head]
                     np.testing.assert_allclose(t.tile(layer, head, range(0, 300), map=m), stored,
                                                rtol=1e-3, atol=2e-6)
 
@@ -50,14 +57,17 @@ def test_pyramid_cells_are_the_stored_datasets(traces, arch):
     with h5py.File(traces[arch], "r") as f:
         for pool in ("max", "mean"):
             for m in ("attention", "decay"):
+                if _derived(f, 2, m):  # format 3: no dataset (tests/data DerivedDecay*)
+                    continue
                 stored = f[f"layers/002/pyramid/{m}/{pool}/1"][3]  # S = 150
                 assert np.array_equal(t.tile(2, 3, range(0, 300), map=m, level=1, pool=pool),
                                       stored)
                 # token ranges round outward to whole cells: [10, 77) -> cells [5, 39)
                 got = t.tile(2, 3, range(10, 77), range(3, 300), map=m, level=1, pool=pool)
                 assert np.array_equal(got, stored[5:39, 1:150])
-            product = (f[f"layers/002/pyramid/attention/{pool}/1"][3] *
-                       f[f"layers/002/pyramid/decay/{pool}/1"][3])
+            decay = (t.tile(2, 3, range(0, 300), map="decay", level=1, pool=pool)
+                     if _derived(f, 2, "decay") else f[f"layers/002/pyramid/decay/{pool}/1"][3])
+            product = f[f"layers/002/pyramid/attention/{pool}/1"][3] * decay
             got = t.tile(2, 3, range(0, 300), map="product", level=1, pool=pool)
             assert got.shape == (150, 150) and np.array_equal(got, product)
 
