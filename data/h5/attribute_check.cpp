@@ -96,14 +96,9 @@ Status checkAttributeMessages(const Object& owner) {
     const hid_t file = H5Iget_file_id(owner.id());
     if (file < 0) return makeError(ErrorKind::Format, where, "cannot get the object's file");
     Handle fileOwner(file, where);
-    const hid_t fcpl = H5Fget_create_plist(file);
-    if (fcpl < 0) return makeError(ErrorKind::Format, where, "cannot read creation properties");
-    Handle fcplOwner(fcpl, where);
-    size_t offsets = 0, lengths = 0;
-    if (auto rc = check(H5Pget_sizes(fcpl, &offsets, &lengths), ErrorKind::Format, where,
-                        "cannot read the file's address sizes");
-        !rc)
-        return rc;
+    auto sizes = fileOffsetSizes(file, where);
+    if (!sizes) return sizes.error();
+    const size_t offsets = sizes->offsets, lengths = sizes->lengths;
     if (offsets == 0 || offsets > 8 || lengths == 0 || lengths > 8) return Ok{};
     auto messages = readObjectHeader(file, info.addr, offsets, lengths, where);
     if (!messages) return messages.error();

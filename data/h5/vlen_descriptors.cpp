@@ -12,16 +12,22 @@
 
 namespace gatescope::data::h5 {
 
-Result<size_t> fileAddressBytes(hid_t file, const Location& where) {
+Result<OffsetSizes> fileOffsetSizes(hid_t file, const Location& where) {
     const hid_t fcpl = H5Fget_create_plist(file);
     if (fcpl < 0) return makeError(ErrorKind::Format, where, "cannot read creation properties");
     Handle fcplOwner(fcpl, where);
-    size_t addressBytes = 0, lengthBytes = 0;
-    if (auto rc = check(H5Pget_sizes(fcpl, &addressBytes, &lengthBytes), ErrorKind::Format, where,
-                        "cannot read the file's address sizes");
+    OffsetSizes sizes;
+    if (auto rc = check(H5Pget_sizes(fcpl, &sizes.offsets, &sizes.lengths), ErrorKind::Format,
+                        where, "cannot read the file's address sizes");
         !rc)
         return rc.error();
-    return addressBytes > 8 ? size_t{0} : addressBytes;
+    return sizes;
+}
+
+Result<size_t> fileAddressBytes(hid_t file, const Location& where) {
+    auto sizes = fileOffsetSizes(file, where);
+    if (!sizes) return sizes.error();
+    return sizes->offsets > 8 ? size_t{0} : sizes->offsets;
 }
 
 Status checkStringDescriptors(hid_t file, const uint8_t* bytes, size_t count, size_t addressBytes,

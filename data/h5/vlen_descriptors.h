@@ -13,6 +13,13 @@
 
 namespace gatescope::data::h5 {
 
+/// The file's sizes of offsets and of lengths in bytes (its superblock's), as stored. The caller
+/// holds the library lock.
+struct OffsetSizes {
+    size_t offsets = 0, lengths = 0;
+};
+Result<OffsetSizes> fileOffsetSizes(hid_t file, const Location& where);
+
 /// The file's offset size in bytes (its superblock's "size of offsets"): 0 when it is not one a
 /// descriptor can hold (above 8). The caller holds the library lock.
 Result<size_t> fileAddressBytes(hid_t file, const Location& where);
