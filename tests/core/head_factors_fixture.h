@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -66,6 +67,39 @@ inline double dot(const std::vector<float>& q, const std::vector<float>& k, int6
         s += double(q[i * kD + c]) * k[j * kD + c] * r;
     }
     return s;
+}
+
+/// A Wall head with 8 gated channels of kD and a scalar gate (random q, k and cumulative log
+/// gates), and its scores' content part (scale q.k) and forgetting part (what the gates change)
+/// in float64 from the formula; the functions own the factors they read.
+struct WallHead {
+    std::unique_ptr<TraceHead> head;
+    std::function<double(int64_t, int64_t)> content, forget;
+};
+
+inline WallHead wallHead() {
+    MapSpec spec;
+    spec.scoreKind = ScoreKind::Wall;
+    spec.scale = 0.3;
+    spec.hasDecay = true;
+    spec.extras = {{"gated_channels", 8}, {"scalar_gate", true}};
+    struct Factors {
+        std::vector<float> q, k, p, c;
+    };
+    auto f = std::make_shared<Factors>(Factors{
+        randoms(kN * kD, -1, 1, 7), randoms(kN * kD, -1, 1, 8), cumsums(8, 9), cumsums(1, 10)});
+    HeadFactorSet set;
+    set.add("q", f->q, kD);
+    set.add("k", f->k, kD);
+    set.add("log_decay_cumsum", f->p, 8);
+    set.add("log_scalar_decay_cumsum", f->c, 1);
+    auto content = [f](int64_t i, int64_t j) { return 0.3 * dot(f->q, f->k, i, j, 0, kD); };
+    auto logit = [f](int64_t i, int64_t j) {
+        return 0.3 * (dot(f->q, f->k, i, j, 0, 8, &f->p, 8) + dot(f->q, f->k, i, j, 8, kD)) +
+               f->c[i] - f->c[j];
+    };
+    return {makeHead(spec, set, "lse", logit), content,
+            [content, logit](int64_t i, int64_t j) { return logit(i, j) - content(i, j); }};
 }
 
 }  // namespace gatescope::core::rowfixture

@@ -77,25 +77,8 @@ TEST(KeyColumn, FoxWithAWindowSplitsEachReaderIntoContentAndDecay) {
 }
 
 TEST(KeyColumn, WallForgettingIsWhatTheGatesChange) {
-    MapSpec spec;
-    spec.scoreKind = ScoreKind::Wall;
-    spec.scale = 0.3;
-    spec.hasDecay = true;
-    spec.extras = {{"gated_channels", 8}, {"scalar_gate", true}};
-    HeadFactorSet f;
-    const auto q = randoms(kN * kD, -1, 1, 7), k = randoms(kN * kD, -1, 1, 8);
-    const auto p = cumsums(8, 9), c = cumsums(1, 10);
-    f.add("q", q, kD);
-    f.add("k", k, kD);
-    f.add("log_decay_cumsum", p, 8);
-    f.add("log_scalar_decay_cumsum", c, 1);
-    const auto content = [&](int64_t i, int64_t j) { return 0.3 * dot(q, k, i, j, 0, kD); };
-    const auto logit = [&](int64_t i, int64_t j) {
-        return 0.3 * (dot(q, k, i, j, 0, 8, &p, 8) + dot(q, k, i, j, 8, kD)) + c[i] - c[j];
-    };
-    const auto forget = [&](int64_t i, int64_t j) { return logit(i, j) - content(i, j); };
-    auto head = makeHead(spec, f, "lse", logit);
-    expectColumns(*head, content, forget);
+    const auto wall = wallHead();
+    expectColumns(*wall.head, wall.content, wall.forget);
 }
 
 TEST(KeyColumn, RefusesBadArgumentsAndStopsWhenCancelled) {
