@@ -12,6 +12,7 @@
 #include "core/maps/head_maps.h"
 #include "fox_reference_model.h"
 #include "intervention_support.h"
+#include "recorded_attention.h"
 
 namespace gatescope::test::fox {
 
@@ -98,22 +99,8 @@ inline void expectMatchesReference(const RefConfig& c, const std::string& tag, i
         // Attention of every head, recomputed from the stored factors (kv heads serve groups).
         const core::MapSpec spec = core::mapSpecOf(rec.attention);
         for (int h = 0; h < c.heads; ++h) {
-            core::HeadFactorSet set;
-            set.n = n;
-            for (const auto& [name, array] : rec.factors) {
-                const int64_t stored = array.shape[0];
-                const int64_t width = array.shape.size() == 3 ? array.shape[2] : 1;
-                const auto begin = array.data.begin() + (h * stored / c.heads) * n * width;
-                set.add(name, std::vector<float>(begin, begin + n * width), width);
-            }
-            auto source = core::makeTileSource(spec, set);
-            ASSERT_TRUE(source) << source.error().describe();
-            std::vector<float> tile(n * n);
-            (*source)->compute(kernels::MapKind::Attention, 0, n, 0, n, tile.data());
-            double worst = 0;
-            for (int64_t i = 0; i < n; ++i)
-                for (int64_t j = 0; j < n; ++j)
-                    worst = std::max(worst, std::abs(tile[i * n + j] - refLayer.probs[h][i][j]));
+            const double worst =
+                test::recordedAttentionError(rec, h, c.heads, spec, n, refLayer.probs[h]);
             EXPECT_LT(worst, tolerance) << "attention of head " << h;
         }
     }

@@ -8,6 +8,7 @@
 #include "core/maps/head_maps.h"
 #include "core/model/model.h"
 #include "intervention_support.h"
+#include "recorded_attention.h"
 #include "wall_reference_model.h"
 
 namespace gatescope {
@@ -66,22 +67,8 @@ void expectIntervenedMatches(const test::WallRefConfig& c, const std::string& ta
     EXPECT_LT(gateDiff, 1e-5) << "recorded gates";
     const core::MapSpec spec = core::mapSpecOf(rec.attention);
     for (int h = 0; h < c.heads; ++h) {
-        core::HeadFactorSet set;
-        set.n = n;
-        for (const auto& [name, array] : rec.factors) {
-            const int64_t stored = array.shape[0],
-                          width = array.shape.size() == 3 ? array.shape[2] : 1;
-            const auto begin = array.data.begin() + (h * stored / c.heads) * n * width;
-            set.add(name, std::vector<float>(begin, begin + n * width), width);
-        }
-        auto source = core::makeTileSource(spec, set);
-        ASSERT_TRUE(source) << source.error().describe();
-        std::vector<float> tile(n * n);
-        (*source)->compute(kernels::MapKind::Attention, 0, n, 0, n, tile.data());
-        double probDiff = 0.0;
-        for (int64_t i = 0; i < n; ++i)
-            for (int64_t j = 0; j < n; ++j)
-                probDiff = std::max(probDiff, std::abs(tile[i * n + j] - ref.probs0[h][i][j]));
+        const double probDiff =
+            test::recordedAttentionError(rec, h, c.heads, spec, n, ref.probs0[h]);
         EXPECT_LT(probDiff, 5e-5) << "attention of head " << h << " from the recorded factors";
     }
     std::filesystem::remove_all(dir);
