@@ -32,9 +32,31 @@ function(gatescope_folder_library target folder)
         file(WRITE ${_sources} "// placeholder for an empty ${folder}/\n")
     endif()
     add_library(${target} STATIC ${_sources})
+    gatescope_unity_groups(${target} ${folder} ${_sources})
     target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR})
     set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
     gatescope_warnings(${target})
+endfunction()
+
+# Unity batches of at most 8 files of one first-level subfolder each: an archive member then holds
+# code of one part only, so a client that links part of a library (the Python module _figures takes
+# widgets/figures, not the OpenGL viewer of widgets/gui) pulls in no other part's symbols, and a
+# new file regroups only its own subfolder.
+function(gatescope_unity_groups target folder)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD_MODE GROUP)
+    foreach(_source IN LISTS ARGN)
+        # The group: the library's first-level subfolder (engine/models, widgets/figures).
+        file(RELATIVE_PATH _name ${CMAKE_SOURCE_DIR} ${_source})
+        string(REGEX REPLACE "^([^/]+/[^/]+)/.*$" "\\1" _name "${_name}")
+        string(REGEX REPLACE "/[^/]+\\.cpp$" "" _name "${_name}")
+        string(REPLACE "/" "_" _name "${_name}")
+        if(NOT DEFINED _count_${_name})
+            set(_count_${_name} 0)
+        endif()
+        math(EXPR _batch "${_count_${_name}} / ${CMAKE_UNITY_BUILD_BATCH_SIZE}")
+        math(EXPR _count_${_name} "${_count_${_name}} + 1")
+        set_source_files_properties(${_source} PROPERTIES UNITY_GROUP "${_name}_${_batch}")
+    endforeach()
 endfunction()
 
 function(gatescope_git_revision out)

@@ -11,7 +11,7 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr int64_t kRows = 64, kCols = 1024;
+constexpr int64_t kStatsRows = 64, kStatsCols = 1024;
 
 int distanceBin(int64_t d) {
     int bin = 0;
@@ -22,12 +22,12 @@ int distanceBin(int64_t d) {
     return bin;  // 0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3
 }
 
-/// The horizon of row i, whose mass per column chunk of kCols keys is chunkMass[0..]: walks the
-/// chunks from the diagonal back to the one where the recent mass reaches `share` of the row's,
+/// The horizon of row i, whose mass per column chunk of kStatsCols keys is chunkMass[0..]: walks
+/// the chunks from the diagonal back to the one where the recent mass reaches `share` of the row's,
 /// then recomputes that chunk's weights of row i alone to find the key.
 double rowHorizon(const TraceHead& th, int64_t i, const double* chunkMass, double share,
                   std::vector<float>& row) {
-    const int64_t chunks = i / kCols + 1;
+    const int64_t chunks = i / kStatsCols + 1;
     double total = 0;
     for (int64_t c = 0; c < chunks; ++c)
         total += chunkMass[c];
@@ -38,7 +38,7 @@ double rowHorizon(const TraceHead& th, int64_t i, const double* chunkMass, doubl
             recent += chunkMass[c];
             continue;
         }
-        const int64_t c0 = c * kCols, cols = std::min(kCols, i + 1 - c0);
+        const int64_t c0 = c * kStatsCols, cols = std::min(kStatsCols, i + 1 - c0);
         th.source->compute(kernels::MapKind::Attention, i, 1, c0, cols, row.data());
         for (int64_t j = c0 + cols - 1; j >= c0; --j) {
             recent += std::max(0.0f, row[j - c0]);
@@ -51,19 +51,19 @@ double rowHorizon(const TraceHead& th, int64_t i, const double* chunkMass, doubl
 
 void rowStatistics(const TraceHead& th, int64_t n, double share, int64_t binWidth,
                    HeadAttentionStats& out) {
-    std::vector<float> tile(kRows * kCols), row(kCols);
+    std::vector<float> tile(kStatsRows * kStatsCols), row(kStatsCols);
     std::vector<double> horizon(n);
-    const int64_t maxChunks = (n + kCols - 1) / kCols;
-    std::vector<double> chunkMass(kRows * maxChunks);
+    const int64_t maxChunks = (n + kStatsCols - 1) / kStatsCols;
+    std::vector<double> chunkMass(kStatsRows * maxChunks);
     std::vector<double> mass(distanceBin(std::max<int64_t>(n - 1, 1)) + 1, 0.0);
     double entropy = 0, sink = 0, argmaxDistance = 0, distance = 0;
-    for (int64_t r0 = 0; r0 < n; r0 += kRows) {
-        const int64_t rows = std::min(kRows, n - r0);
+    for (int64_t r0 = 0; r0 < n; r0 += kStatsRows) {
+        const int64_t rows = std::min(kStatsRows, n - r0);
         std::vector<double> rowEntropy(rows, 0.0), rowBest(rows, -1.0), rowDist(rows, 0.0);
         std::vector<int64_t> rowArg(rows, 0);
         std::fill(chunkMass.begin(), chunkMass.end(), 0.0);
-        for (int64_t c0 = 0; c0 < r0 + rows; c0 += kCols) {
-            const int64_t cols = std::min(kCols, r0 + rows - c0);
+        for (int64_t c0 = 0; c0 < r0 + rows; c0 += kStatsCols) {
+            const int64_t cols = std::min(kStatsCols, r0 + rows - c0);
             th.source->compute(kernels::MapKind::Attention, r0, rows, c0, cols, tile.data());
             for (int64_t r = 0; r < rows; ++r) {
                 const int64_t i = r0 + r;
@@ -75,7 +75,7 @@ void rowStatistics(const TraceHead& th, int64_t n, double share, int64_t binWidt
                     mass[distanceBin(i - j)] += p;
                     rowDist[r] += p * double(i - j);
                     if (j == 0 && i >= 1) sink += p;
-                    chunkMass[r * maxChunks + c0 / kCols] += p;
+                    chunkMass[r * maxChunks + c0 / kStatsCols] += p;
                     if (p > rowBest[r]) rowBest[r] = p, rowArg[r] = j;
                 }
             }

@@ -16,15 +16,15 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr int64_t kRows = 64;
-constexpr double kFloor = 1e-12;  // probabilities below this count as this in the KL logs
+constexpr int64_t kDivergenceRows = 64;  // query rows per tile read
+constexpr double kFloor = 1e-12;         // probabilities below this count as this in the KL logs
 
 /// Row-averaged divergences of two heads' attention over the same tokens.
 AttentionDivergence divergence(const TraceHead& a, const TraceHead& b, int64_t n) {
     AttentionDivergence d;
-    std::vector<float> ta(kRows * n), tb(kRows * n);
-    for (int64_t r0 = 0; r0 < n; r0 += kRows) {
-        const int64_t rows = std::min(kRows, n - r0), cols = r0 + rows;
+    std::vector<float> ta(kDivergenceRows * n), tb(kDivergenceRows * n);
+    for (int64_t r0 = 0; r0 < n; r0 += kDivergenceRows) {
+        const int64_t rows = std::min(kDivergenceRows, n - r0), cols = r0 + rows;
         a.source->compute(kernels::MapKind::Attention, r0, rows, 0, cols, ta.data());
         b.source->compute(kernels::MapKind::Attention, r0, rows, 0, cols, tb.data());
         for (int64_t r = 0; r < rows; ++r)

@@ -10,10 +10,8 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 double quantile(const std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return kNaN;
+    if (sorted.empty()) return NAN;
     const double pos = q * (sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     const auto hi = std::min(lo + 1, sorted.size() - 1);
@@ -67,7 +65,7 @@ LayerGateStats gateStats(int layer, const data::Array& gates, const GateStatsOpt
                 sumG += g[t];
                 sumR += retention[t];
             }
-            ch.meanRetention = n ? sumR / n : kNaN;
+            ch.meanRetention = n ? sumR / n : NAN;
             ch.timescale = sumG < 0 ? -double(n) / sumG : std::numeric_limits<double>::infinity();
             std::sort(retention.begin(), retention.end());
             ch.p05 = quantile(retention, 0.05);

@@ -7,7 +7,6 @@
 namespace gatescope::core {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 LossBin pool(std::span<const double> mean, std::span<const int64_t> count, int64_t begin,
              int64_t end, double center) {
@@ -18,7 +17,7 @@ LossBin pool(std::span<const double> mean, std::span<const int64_t> count, int64
         sum += mean[i] * count[i];
         bin.count += count[i];
     }
-    bin.meanLoss = bin.count ? sum / bin.count : kNaN;
+    bin.meanLoss = bin.count ? sum / bin.count : NAN;
     return bin;
 }
 }  // namespace
@@ -39,7 +38,7 @@ void PositionLossAccumulator::add(std::span<const float> loss) {
 std::vector<double> PositionLossAccumulator::mean() const {
     std::vector<double> out(m_sum.size());
     for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = m_count[i] ? m_sum[i] / m_count[i] : kNaN;
+        out[i] = m_count[i] ? m_sum[i] / m_count[i] : NAN;
     return out;
 }
 
@@ -87,7 +86,7 @@ std::vector<double> centeredMovingAverage(std::span<const double> values, int wi
     for (int64_t i = 0; i < n; ++i) {
         const int64_t a = std::max<int64_t>(0, i - half), b = std::min(n, i + half + 1);
         const int64_t c = cnt[b] - cnt[a];
-        out[i] = c ? (sum[b] - sum[a]) / c : kNaN;
+        out[i] = c ? (sum[b] - sum[a]) / c : NAN;
     }
     return out;
 }
@@ -101,13 +100,13 @@ std::vector<double> runningPerplexity(std::span<const double> mean) {
             sum += mean[i];
             ++used;
         }
-        out[i] = used ? std::exp(sum / used) : kNaN;
+        out[i] = used ? std::exp(sum / used) : NAN;
     }
     return out;
 }
 
 BestContext bestContext(std::span<const LossBin> bins) {
-    BestContext best{kNaN, 0};
+    BestContext best{NAN, 0};
     for (const auto& bin : bins) {
         if (bin.count == 0) continue;
         if (std::isnan(best.loss) || bin.meanLoss < best.loss) best = {bin.meanLoss, bin.center};

@@ -12,8 +12,6 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 Error usage(std::string what) {
     return Error{ErrorKind::Usage, std::move(what), {}, {}};
 }
@@ -75,8 +73,8 @@ Result<KeyColumn> keyColumn(const TraceHead& head, int64_t key, int topK,
         if (!computeBlocks(source, kernels::MapKind::Logit, key, blockRows, cancelled, col.logit))
             return stopped;
         if (hasLogitSplit(head)) {
-            col.content.assign(col.logit.size(), kNaN);
-            col.forget.assign(col.logit.size(), kNaN);
+            col.content.assign(col.logit.size(), NAN);
+            col.forget.assign(col.logit.size(), NAN);
             for (size_t r = 0; r < col.logit.size(); ++r) {
                 if (!std::isfinite(col.logit[r])) continue;
                 const int64_t i = key + static_cast<int64_t>(r);

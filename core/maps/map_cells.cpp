@@ -13,8 +13,6 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 void poolInto(Cells& cells, int64_t r, int64_t c, float v) {
     if (!std::isfinite(v)) return;
     float& dst = cells.values[static_cast<size_t>(r * cells.cols + c)];
@@ -101,7 +99,7 @@ Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
     const int64_t len = end - begin;
     cells.step = std::max<int64_t>(1, (len + maxCells - 1) / maxCells);
     cells.rows = cells.cols = (len + cells.step - 1) / cells.step;
-    cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), kNaN);
+    cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), NAN);
     if (len <= kExactLimit) return loadExact(reader, layer, head, kind, std::move(cells));
     return loadPyramid(reader, layer, head, kind, std::move(cells));
 }

@@ -12,12 +12,10 @@ namespace gatescope::core {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 void splitLogit(const TraceHead& head, QueryRow& row) {
     const int64_t keys = row.query + 1;
-    row.content.assign(static_cast<size_t>(keys), kNaN);
-    row.forget.assign(static_cast<size_t>(keys), kNaN);
+    row.content.assign(static_cast<size_t>(keys), NAN);
+    row.forget.assign(static_cast<size_t>(keys), NAN);
     for (int64_t j = 0; j < keys; ++j) {
         const size_t u = static_cast<size_t>(j);
         if (!std::isfinite(row.logit[u])) continue;

@@ -12,8 +12,6 @@ namespace gatescope::kernels {
 namespace detail {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
 // Copies keys [j0, j0 + cols) of the head into the transposed block kT (dk x colsPad) and the
 // value rows into v (colsPad x dvPad), zero-padded, so both GEMMs run on contiguous rows.
 void packKeyBlock(const AdditiveDecayHead& head, int64_t j0, int64_t cols, ForwardScratch& sc) {

@@ -5,15 +5,6 @@
 
 namespace gatescope::kernels {
 
-namespace {
-
-// While |g| stays below this, exp(g_t) * exp(-g_i) is inside double range, so one exp per token
-// and slot replaces one per token pair (the product's rounding is ~1e-16 relative). Slots whose
-// gates run further within the chunk take one exp per pair, of a difference that is <= 0.
-constexpr double kFactorizeLimit = 600.0;
-
-}  // namespace
-
 void GsaChunk::build(const float* logForget, const float* write, int len, int m) {
     m_len = len;
     m_m = m;

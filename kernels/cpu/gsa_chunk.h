@@ -6,6 +6,11 @@
 
 namespace gatescope::kernels {
 
+/// While |g| stays below this, exp(g_t) * exp(-g_i) is inside double range, so one exp per token
+/// and slot replaces one per token pair (the product's rounding is ~1e-16 relative). Slots whose
+/// gates run further take one exp per pair, of a difference that is <= 0.
+inline constexpr double kFactorizeLimit = 600.0;
+
 /// One chunk of one kv head: local cumulative gates g (from the chunk start), the decay exp(g) of
 /// the carried state, and the decayed write weights W[t][i][j] = s_{i,j} exp(g_{t,j} - g_{i,j})
 /// for i <= t (0 above), shared by both passes and every query head of the group. Reused across

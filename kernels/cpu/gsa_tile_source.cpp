@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "kernels/cpu/fast_math.h"
+#include "kernels/cpu/gsa_chunk.h"
 #include "kernels/cpu/tile_ops.h"
 
 namespace gatescope::kernels {
 
 namespace {
 
-constexpr int64_t kRowBlock = 64;   // query rows sharing one anchor
-constexpr int64_t kColChunk = 256;  // key columns per GEMM
-// Inside a diagonal block exp(G_t - G_a) * exp(G_a - G_i) is formed in double; beyond this
-// spread of G the second factor could overflow, so such slots take one exp per cell instead.
-constexpr double kFactorizeLimit = 600.0;
+constexpr int64_t kRowBlock = 64;  // query rows sharing one anchor
 
 /// One output region and the head, shared by the block routines.
 struct Target {
@@ -45,8 +42,8 @@ void anchoredBlock(const Target& x, int64_t r0, int64_t r1, int64_t c0, int64_t 
                 x.head.slotProbs[t * m + j] * fastExp(static_cast<float>(x.g(t, j) - x.g(r0, j)));
         }
     }
-    for (int64_t k0 = c0; k0 < c1; k0 += kColChunk) {
-        const int64_t cols = std::min(kColChunk, c1 - k0), colsPad = padToVec(cols);
+    for (int64_t k0 = c0; k0 < c1; k0 += kTileColChunk) {
+        const int64_t cols = std::min(kTileColChunk, c1 - k0), colsPad = padToVec(cols);
         for (int64_t j = 0; j < m; ++j) {
             float* row = &sScaled[j * colsPad];
             for (int64_t c = 0; c < colsPad; ++c) {
@@ -128,8 +125,8 @@ void computeGsaTile(const GsaHead& head, MapKind kind, int64_t row0, int64_t row
 
     const int64_t m = head.slots;
     const Target target{head, kind == MapKind::Attention, row0, col0, cols, out};
-    std::vector<float> pScaled(kRowBlock * m), sScaled(m * padToVec(kColChunk));
-    std::vector<float> product(kRowBlock * padToVec(kColChunk));
+    std::vector<float> pScaled(kRowBlock * m), sScaled(m * padToVec(kTileColChunk));
+    std::vector<float> product(kRowBlock * padToVec(kTileColChunk));
     std::vector<double> ePos(kRowBlock * m), eNeg(kRowBlock * m);
     for (int64_t r0 = ra; r0 < rb; r0 += kRowBlock) {
         const int64_t r1 = std::min(r0 + kRowBlock, rb);

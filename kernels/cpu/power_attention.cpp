@@ -15,8 +15,6 @@ namespace gatescope::kernels {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
 /// Scratch for one worker, reused across query and key blocks. Column counts are padded to kVec
 /// for gemmAccumulate; padded cells stay zero.
 struct Workspace {

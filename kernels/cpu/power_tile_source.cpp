@@ -9,14 +9,6 @@
 
 namespace gatescope::kernels {
 
-namespace {
-
-// Work in pieces of kRowChunk x kColChunk cells so memory stays small for any tile size.
-constexpr int64_t kRowChunk = 64;
-constexpr int64_t kColChunk = 256;
-
-}  // namespace
-
 bool hasPowerMap(const PowerHead& head, MapKind kind) {
     const bool scores = head.q != nullptr && head.k != nullptr && head.dk > 0;
     switch (kind) {
@@ -48,11 +40,11 @@ void computePowerTile(const PowerHead& head, MapKind kind, int64_t row0, int64_t
 
     const bool scores = kind != MapKind::Decay;
     const int64_t dk = scores ? head.dk : 0;
-    std::vector<float> q(kRowChunk * dk), kT(dk * kColChunk), gKeys(kColChunk);
-    std::vector<float> s(kRowChunk * kColChunk);
+    std::vector<float> q(kTileRowChunk * dk), kT(dk * kTileColChunk), gKeys(kTileColChunk);
+    std::vector<float> s(kTileRowChunk * kTileColChunk);
 
-    for (int64_t c0 = ca; c0 < cb; c0 += kColChunk) {
-        const int64_t chunkCols = std::min(kColChunk, cb - c0);
+    for (int64_t c0 = ca; c0 < cb; c0 += kTileColChunk) {
+        const int64_t chunkCols = std::min(kTileColChunk, cb - c0);
         const int64_t colsPad = padToVec(chunkCols);
         for (int64_t j = 0; j < colsPad; ++j) {
             const bool inside = j < chunkCols;
@@ -60,8 +52,8 @@ void computePowerTile(const PowerHead& head, MapKind kind, int64_t row0, int64_t
             for (int64_t d = 0; d < dk; ++d)
                 kT[d * colsPad + j] = inside ? head.k[(c0 + j) * head.kRow() + d] : 0.0f;
         }
-        for (int64_t r0 = ra; r0 < rb; r0 += kRowChunk) {
-            const int64_t chunkRows = std::min(kRowChunk, rb - r0);
+        for (int64_t r0 = ra; r0 < rb; r0 += kTileRowChunk) {
+            const int64_t chunkRows = std::min(kTileRowChunk, rb - r0);
             if (r0 + chunkRows - 1 < c0) continue;  // above the diagonal
             std::fill(s.begin(), s.begin() + chunkRows * colsPad, 0.0f);
             if (scores) {

@@ -17,7 +17,6 @@
 namespace gatescope::kernels {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Panel sizes of gemmAccumulate: a kPanelK x kPanelN panel of B (32 KiB) stays close to L1
 // while every row of A streams past it (measured best of 32..128 on a Zen 4 core).
 constexpr int64_t kPanelN = 128;

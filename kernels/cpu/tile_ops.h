@@ -8,10 +8,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <vector>
 
 namespace gatescope::kernels {
+
+/// The score of a masked cell: exp(-inf) == 0 in the primitives.
+inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+/// Blocking of tile recomputation: query rows and key columns per GEMM block.
+inline constexpr int64_t kTileRowChunk = 64;
+inline constexpr int64_t kTileColChunk = 256;
 
 /// Row chunk the primitives are unrolled for; buffers are padded to a multiple of it.
 inline constexpr int64_t kVec = 16;

@@ -7,13 +7,6 @@
 #include "kernels/cpu/tile_ops.h"
 
 namespace gatescope::kernels {
-namespace {
-
-// Work in pieces of kRowChunk x kColChunk cells so memory stays small for any tile size.
-constexpr int64_t kRowChunk = 64;
-constexpr int64_t kColChunk = 256;
-
-}  // namespace
 
 bool hasAdditiveDecayMap(const AdditiveDecayHead& head, MapKind kind) {
     const bool scores = head.q != nullptr && head.k != nullptr && head.dk > 0;
@@ -48,11 +41,11 @@ void computeTile(const AdditiveDecayHead& head, MapKind kind, int64_t row0, int6
     const bool scores = kind != MapKind::Decay;
     const int64_t dk = scores ? head.dk : 0;
     const int64_t qRow = head.qRow(), kRow = head.kRow();
-    AlignedFloats q(kRowChunk * dk), kT(dk * kColChunk), cKeys(kColChunk);
-    AlignedFloats s(kRowChunk * kColChunk);
+    AlignedFloats q(kTileRowChunk * dk), kT(dk * kTileColChunk), cKeys(kTileColChunk);
+    AlignedFloats s(kTileRowChunk * kTileColChunk);
 
-    for (int64_t c0 = ca; c0 < cb; c0 += kColChunk) {
-        const int64_t chunkCols = std::min(kColChunk, cb - c0);
+    for (int64_t c0 = ca; c0 < cb; c0 += kTileColChunk) {
+        const int64_t chunkCols = std::min(kTileColChunk, cb - c0);
         const int64_t colsPad = padToVec(chunkCols);
         for (int64_t j = 0; j < colsPad; ++j) {
             const bool inside = j < chunkCols;
@@ -60,8 +53,8 @@ void computeTile(const AdditiveDecayHead& head, MapKind kind, int64_t row0, int6
             for (int64_t d = 0; d < dk; ++d)
                 kT[d * colsPad + j] = inside ? head.k[(c0 + j) * kRow + d] : 0.0f;
         }
-        for (int64_t r0 = ra; r0 < rb; r0 += kRowChunk) {
-            const int64_t chunkRows = std::min(kRowChunk, rb - r0);
+        for (int64_t r0 = ra; r0 < rb; r0 += kTileRowChunk) {
+            const int64_t chunkRows = std::min(kTileRowChunk, rb - r0);
             if (r0 + chunkRows - 1 < c0) continue;  // above the diagonal
             if (c0 + chunkCols - 1 < head.firstKey(r0))
                 break;  // left of the window, and so

@@ -16,7 +16,7 @@ std::vector<py::ssize_t> shapeOf(const std::vector<int64_t>& shape) {
     return {shape.begin(), shape.end()};
 }
 
-py::array_t<float> toArray(data::Array&& a) {
+py::array_t<float> traceArray(data::Array&& a) {
     const auto shape = shapeOf(a.shape);
     return python::toArray(std::move(a.values), shape);
 }
@@ -109,7 +109,7 @@ PYBIND11_MODULE(_core, m) {
                             ? unwrap(t.reader().gates(layer))
                             : unwrap(t.reader().gatesForHead(layer, head, begin, endOr(end, t)));
                 }
-                return toArray(std::move(a));
+                return traceArray(std::move(a));
             },
             py::arg("layer"), py::arg("head") = -1, py::arg("begin") = 0, py::arg("end") = -1)
         .def(
@@ -121,7 +121,7 @@ PYBIND11_MODULE(_core, m) {
                     py::gil_scoped_release release;
                     a = unwrap(t.reader().factor(layer, name, head, begin, endOr(end, t)));
                 }
-                return toArray(std::move(a));
+                return traceArray(std::move(a));
             },
             py::arg("layer"), py::arg("name"), py::arg("head"), py::arg("begin") = 0,
             py::arg("end") = -1);

@@ -16,14 +16,14 @@ namespace {
 using test::quoted;
 using test::runCli;
 
-const std::filesystem::path kFox =
+const std::filesystem::path kFigureFox =
     std::filesystem::path(GATESCOPE_SOURCE_DIR) / "resources" / "models" / "fox";
 const std::filesystem::path kText =
     std::filesystem::path(GATESCOPE_SOURCE_DIR) / "resources" / "samples" / "forgetting.txt";
 
 /// A trace of the bundled FoX sample over 300 bytes, its checkpoint seen as folder `name`.
 std::filesystem::path trace(const test::TempDir& tmp, const std::string& name) {
-    std::filesystem::create_directory_symlink(kFox, tmp / name);
+    std::filesystem::create_directory_symlink(kFigureFox, tmp / name);
     const auto out = tmp / (name + ".h5");
     auto r = runCli(fmt::format("trace --model {} --input {} --range 0:300 --out {}",
                                 quoted(tmp / name), quoted(kText), quoted(out)),

@@ -41,7 +41,7 @@ std::set<std::string> filesUnder(const fs::path& dir) {
 TEST(BatchHostile, NamesThatWouldLeaveTheOutputFolderAreRefusedAtLoad) {
     test::TempDir tmp;
     writeModelAndDoc(tmp);
-    const auto before = filesUnder(tmp.path);
+    const auto before = filesUnder(tmp.path());
     const std::vector<std::string> names = {
         "../../escaped", "/tmp/gatescope-escaped", "a/b", "..", ".", "",
         "bad\nname",     std::string(101, 'n')};
@@ -59,7 +59,7 @@ TEST(BatchHostile, NamesThatWouldLeaveTheOutputFolderAreRefusedAtLoad) {
                    R"({"output": "out", "checkpoints": ["bad name"], "inputs": ["doc.txt"]})");
     test::expectClearError(r, "recipe.json", "give the checkpoint a \"name\"");
     fs::remove(tmp / "work" / "bad name");
-    auto after = filesUnder(tmp.path);
+    auto after = filesUnder(tmp.path());
     after.erase("work/recipe.json");
     after.erase("stdout.txt"), after.erase("stderr.txt");
     EXPECT_EQ(after, before);  // nothing written anywhere

@@ -11,33 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace gatescope::test {
 
 struct CliResult {
     int exitCode = -1;
     std::string out;  ///< stdout
     std::string err;  ///< stderr
-};
-
-inline std::string readFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// A fresh folder under the build tree, removed at destruction.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::random_device rd;
-        path = std::filesystem::path(GATESCOPE_BINARY_DIR) / "test-tmp" /
-               ("t" + std::to_string(rd()) + std::to_string(rd()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::filesystem::path operator/(const std::string& name) const { return path / name; }
 };
 
 /// Runs a shell command line with stdin from /dev/null, capturing stdout and stderr.

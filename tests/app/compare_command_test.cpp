@@ -17,13 +17,14 @@ namespace {
 using test::quoted;
 using test::runCli;
 
-const std::filesystem::path kFox = std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/fox-pro";
+const std::filesystem::path kCompareFox =
+    std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/fox-pro";
 const std::filesystem::path kTfm =
     std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/transformer-pro-rope";
 
 TEST(CompareCommand, FoxVersusTransformerOnTheSameTokens) {
-    if (!std::filesystem::exists(kFox / "config.json")) GTEST_SKIP() << "fixtures absent";
-    auto expected = core::SafetensorsFile::open(kFox / "expected.safetensors").value();
+    if (!std::filesystem::exists(kCompareFox / "config.json")) GTEST_SKIP() << "fixtures absent";
+    auto expected = core::SafetensorsFile::open(kCompareFox / "expected.safetensors").value();
     auto floats = [&](const std::string& name) {
         return core::toFloat32(*expected->find(name)).value();
     };
@@ -35,7 +36,7 @@ TEST(CompareCommand, FoxVersusTransformerOnTheSameTokens) {
         for (auto id : ids)
             out << id << ' ';
     }
-    for (auto [model, name] : {std::pair{kFox, "a.h5"}, std::pair{kTfm, "b.h5"}}) {
+    for (auto [model, name] : {std::pair{kCompareFox, "a.h5"}, std::pair{kTfm, "b.h5"}}) {
         auto r = runCli(fmt::format("trace --model {} --input {} --input-kind ids --out {}",
                                     quoted(model), quoted(tmp / "in.ids"), quoted(tmp / name)),
                         tmp);

@@ -87,7 +87,7 @@ TEST(DemoCommand, WithADisplayOpensTheViewerInCompareMode) {
     auto r = test::runShell(
         fmt::format("cd {0} && HOME={0} XDG_CONFIG_HOME={0} timeout 300 xvfb-run -a -s '-screen 0 "
                     "1600x1000x24' {1} demo --tokens 512 --out {2} --script {3} 2>&1",
-                    quoted(tmp.path), GATESCOPE_CLI, quoted(tmp / "demo"),
+                    quoted(tmp.path()), GATESCOPE_CLI, quoted(tmp / "demo"),
                     quoted(tmp / "demo.script")),
         tmp);
     ASSERT_EQ(r.exitCode, 0) << r.out;

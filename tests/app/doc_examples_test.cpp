@@ -66,7 +66,7 @@ TEST_P(DocExamples, EveryPythonBlockOfTheTraceFormatPageRuns) {
         const auto script = tmp / fmt::format("block{}.py", i);
         std::ofstream(script) << blocks[i];
         auto run = test::runShell(
-            fmt::format("cd {} && {} {}", test::quoted(tmp.path), kPython, test::quoted(script)),
+            fmt::format("cd {} && {} {}", test::quoted(tmp.path()), kPython, test::quoted(script)),
             tmp);
         EXPECT_EQ(run.exitCode, 0) << "python block " << i + 1 << " of " << kDoc << ":\n"
                                    << blocks[i] << "\n"

@@ -16,13 +16,13 @@ using test::quoted;
 
 constexpr int kLimit = 30;  // seconds; every case here should take well under one
 
-std::string traceArgs(const fs::path& model, const fs::path& input, const fs::path& out,
-                      const std::string& extra = {}) {
+std::string hostileTraceArgs(const fs::path& model, const fs::path& input, const fs::path& out,
+                             const std::string& extra = {}) {
     return fmt::format("trace --model {} --input {} --out {} --threads 1 {}", quoted(model),
                        quoted(input), quoted(out), extra);
 }
 
-fs::path writeText(const test::TempDir& tmp, const std::string& name = "in.txt") {
+fs::path writeInputText(const test::TempDir& tmp, const std::string& name = "in.txt") {
     std::ofstream(tmp / name) << "Gates forget, attention remembers.";
     return tmp / name;
 }
@@ -40,31 +40,32 @@ TEST(HostileInputs, FifoOrDeviceAsTheInputIsRefusedAtOnce) {
         {tmp / "null-link.txt", "not a regular file (character device)"},
     };
     for (const auto& [input, problem] : cases) {
-        auto r =
-            test::runCliWithin(traceArgs(test::bundledFox(), input, tmp / "out.h5"), tmp, kLimit);
+        auto r = test::runCliWithin(hostileTraceArgs(test::bundledFox(), input, tmp / "out.h5"),
+                                    tmp, kLimit);
         test::expectClearError(r, input.string(), problem);
-        EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5")) << input;
+        EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5")) << input;
     }
     auto ids = test::runCliWithin(
-        traceArgs(test::bundledFox(), "/dev/urandom", tmp / "out.h5", "--input-kind npy"), tmp,
-        kLimit);
+        hostileTraceArgs(test::bundledFox(), "/dev/urandom", tmp / "out.h5", "--input-kind npy"),
+        tmp, kLimit);
     test::expectClearError(ids, "/dev/urandom", "not a regular file (character device)");
 }
 
 TEST(HostileInputs, FifoInTheCheckpointFolderIsRefusedAtOnce) {
     test::TempDir tmp;
-    const auto text = writeText(tmp);
+    const auto text = writeInputText(tmp);
     for (const char* file : {"config.json", "model.safetensors"}) {
         const auto model = tmp / (std::string("model-") + file);
         test::copyBundledFox(model);
         test::makeFifo(model / file);
-        auto r = test::runCliWithin(traceArgs(model, text, tmp / "out.h5"), tmp, kLimit);
+        auto r = test::runCliWithin(hostileTraceArgs(model, text, tmp / "out.h5"), tmp, kLimit);
         test::expectClearError(r, (model / file).string(), "not a regular file (FIFO)");
-        EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5"));
+        EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5"));
     }
     // --model naming a FIFO itself (it may name a file inside the folder, but a regular one).
     test::makeFifo(tmp / "model-fifo");
-    auto r = test::runCliWithin(traceArgs(tmp / "model-fifo", text, tmp / "out.h5"), tmp, kLimit);
+    auto r =
+        test::runCliWithin(hostileTraceArgs(tmp / "model-fifo", text, tmp / "out.h5"), tmp, kLimit);
     test::expectClearError(r, (tmp / "model-fifo").string(), "not a regular file (FIFO)");
 }
 
@@ -86,25 +87,25 @@ fs::path foxWithVocabFiles(const test::TempDir& tmp, const std::string& name) {
 
 TEST(HostileInputs, FifoOrDeviceAsATokenizerFileIsRefusedAtOnce) {
     test::TempDir tmp;
-    const auto text = writeText(tmp);
+    const auto text = writeInputText(tmp);
     // The healthy folder works, so each failure below is the damaged file's.
     const auto healthy = foxWithVocabFiles(tmp, "healthy");
-    auto ok =
-        test::runCliWithin(traceArgs(healthy, text, tmp / "ok.h5", "--no-pyramids"), tmp, 120);
+    auto ok = test::runCliWithin(hostileTraceArgs(healthy, text, tmp / "ok.h5", "--no-pyramids"),
+                                 tmp, 120);
     ASSERT_EQ(ok.exitCode, 0) << ok.err;
 
     const auto fifoVocab = foxWithVocabFiles(tmp, "fifo-vocab");
     test::makeFifo(fifoVocab / "vocab.json");
-    auto r = test::runCliWithin(traceArgs(fifoVocab, text, tmp / "out.h5"), tmp, kLimit);
+    auto r = test::runCliWithin(hostileTraceArgs(fifoVocab, text, tmp / "out.h5"), tmp, kLimit);
     test::expectClearError(r, (fifoVocab / "vocab.json").string(), "not a regular file (FIFO)");
 
     const auto zeroMerges = foxWithVocabFiles(tmp, "zero-merges");
     fs::remove(zeroMerges / "merges.txt");
     fs::create_symlink("/dev/zero", zeroMerges / "merges.txt");
-    r = test::runCliWithin(traceArgs(zeroMerges, text, tmp / "out.h5"), tmp, kLimit);
+    r = test::runCliWithin(hostileTraceArgs(zeroMerges, text, tmp / "out.h5"), tmp, kLimit);
     test::expectClearError(r, (zeroMerges / "merges.txt").string(),
                            "not a regular file (character device)");
-    EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5"));
+    EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5"));
 }
 
 TEST(HostileInputs, HugeConfigIsRefusedUnread) {
@@ -116,7 +117,8 @@ TEST(HostileInputs, HugeConfigIsRefusedUnread) {
         fs::resize_file(model / "config.json", uint64_t{3} << 30);  // sparse: no disk used
     }
     // Refused from its size alone: nothing is allocated or read.
-    auto r = test::runCliWithin(traceArgs(model, writeText(tmp), tmp / "out.h5"), tmp, kLimit);
+    auto r = test::runCliWithin(hostileTraceArgs(model, writeInputText(tmp), tmp / "out.h5"), tmp,
+                                kLimit);
     test::expectClearError(r, (model / "config.json").string(), "64.0 MiB");
     EXPECT_NE(r.err.find("3.0 GiB"), std::string::npos) << r.err;
 }
@@ -130,9 +132,10 @@ TEST(HostileInputs, DeeplyNestedConfigIsRefusedBeforeTheModelRuns) {
     config.insert(brace,
                   ", \"deep\": " + std::string(100000, '[') + std::string(100000, ']') + "\n");
     std::ofstream(model / "config.json", std::ios::trunc) << config;
-    auto r = test::runCliWithin(traceArgs(model, writeText(tmp), tmp / "out.h5"), tmp, kLimit);
+    auto r = test::runCliWithin(hostileTraceArgs(model, writeInputText(tmp), tmp / "out.h5"), tmp,
+                                kLimit);
     test::expectClearError(r, (model / "config.json").string(), "nested deeper than");
-    EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5"));  // no .partial-* either
+    EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5"));  // no .partial-* either
 }
 
 }  // namespace

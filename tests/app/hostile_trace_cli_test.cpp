@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::quoted;
 
-const fs::path kSource = GATESCOPE_SOURCE_DIR;
+const fs::path kSourceRoot = GATESCOPE_SOURCE_DIR;
 
 class HostileTraceCli : public ::testing::Test {
 protected:
@@ -24,8 +24,8 @@ protected:
     static void SetUpTestSuite() {
         suiteDir = new test::TempDir;
         auto r = test::runCli(fmt::format("trace --model {} --input {} --range 0:64 --out {}",
-                                          quoted(kSource / "resources/models/fox"),
-                                          quoted(kSource / "resources/samples/forgetting.txt"),
+                                          quoted(kSourceRoot / "resources/models/fox"),
+                                          quoted(kSourceRoot / "resources/samples/forgetting.txt"),
                                           quoted(*suiteDir / "good.h5")),
                               *suiteDir);
         ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -15,11 +15,12 @@ namespace {
 using test::quoted;
 using test::runCli;
 
-const std::filesystem::path kSource = GATESCOPE_SOURCE_DIR;
-const auto kFox = kSource / "resources/models/fox";
-const auto kTransformer = kSource / "resources/models/transformer";
+const std::filesystem::path kRepoRoot = GATESCOPE_SOURCE_DIR;
+const auto kBundledFox = kRepoRoot / "resources/models/fox";
+const auto kTransformer = kRepoRoot / "resources/models/transformer";
 
-std::filesystem::path writeText(const test::TempDir& tmp, const std::string& name, int bytes) {
+std::filesystem::path writeSampleText(const test::TempDir& tmp, const std::string& name,
+                                      int bytes) {
     std::string text;
     while (static_cast<int>(text.size()) < bytes)
         text += "def wrap(text, width=70):\n    return [line for line in text.split()]\n";
@@ -45,9 +46,9 @@ std::shared_ptr<data::TraceReader> open(const std::filesystem::path& path) {
 
 TEST(InterveneCommand, StoresTheIntervenedGatesRecordsThemAndComparesWithItsBaseline) {
     test::TempDir tmp;
-    const auto input = writeText(tmp, "in.txt", 300);
-    ASSERT_EQ(trace(tmp, kFox, input, tmp / "base.h5", "").exitCode, 0);
-    auto r = trace(tmp, kFox, input, tmp / "off.h5",
+    const auto input = writeSampleText(tmp, "in.txt", 300);
+    ASSERT_EQ(trace(tmp, kBundledFox, input, tmp / "base.h5", "").exitCode, 0);
+    auto r = trace(tmp, kBundledFox, input, tmp / "off.h5",
                    "--intervene 'gate=1@layers=1;heads=0-1' --intervene 'ablate@layers=3;heads=2'");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto base = open(tmp / "base.h5"), off = open(tmp / "off.h5");
@@ -94,11 +95,11 @@ TEST(InterveneCommand, StoresTheIntervenedGatesRecordsThemAndComparesWithItsBase
 
 TEST(InterveneCommand, PatchingCopiesTheOtherTracesGates) {
     test::TempDir tmp;
-    const auto input = writeText(tmp, "in.txt", 200);
-    ASSERT_EQ(trace(tmp, kFox, input, tmp / "base.h5", "").exitCode, 0);
+    const auto input = writeSampleText(tmp, "in.txt", 200);
+    ASSERT_EQ(trace(tmp, kBundledFox, input, tmp / "base.h5", "").exitCode, 0);
     // Layer 0 changed, layer 2's gates patched from the baseline: layer 2 must hold the
     // baseline's gates exactly although its input differs.
-    auto r = trace(tmp, kFox, input, tmp / "patched.h5",
+    auto r = trace(tmp, kBundledFox, input, tmp / "patched.h5",
                    fmt::format("--intervene 'log_gate*0.37@layers=0' --intervene "
                                "'gate=from:{}@layers=2;heads=1,3'",
                                (tmp / "base.h5").string()));
@@ -131,23 +132,23 @@ class InterveneUsage : public ::testing::TestWithParam<UsageCase> {};
 
 TEST_P(InterveneUsage, ExitsTwoNamingTheOptionAndLeavesNoFile) {
     test::TempDir tmp;
-    const auto input = writeText(tmp, "in.txt", 120);
+    const auto input = writeSampleText(tmp, "in.txt", 120);
     const auto& c = GetParam();
     std::string intervene = c.intervene;
     if (intervene.find("OTHER") != std::string::npos) {
         // A trace of other tokens to patch from.
-        const auto otherInput = writeText(tmp, "other.txt", 90);
-        ASSERT_EQ(trace(tmp, kFox, otherInput, tmp / "other.h5", "").exitCode, 0);
+        const auto otherInput = writeSampleText(tmp, "other.txt", 90);
+        ASSERT_EQ(trace(tmp, kBundledFox, otherInput, tmp / "other.h5", "").exitCode, 0);
         intervene.replace(intervene.find("OTHER"), 5, (tmp / "other.h5").string());
     }
     const auto out = tmp / "out.h5";
-    auto r = trace(tmp, std::string(c.model) == "fox" ? kFox : kTransformer, input, out,
+    auto r = trace(tmp, std::string(c.model) == "fox" ? kBundledFox : kTransformer, input, out,
                    "--intervene '" + intervene + "'");
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_NE(r.err.find("--intervene"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(out));
-    for (const auto& entry : std::filesystem::directory_iterator(tmp.path))
+    for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
         EXPECT_EQ(entry.path().filename().string().find("out.h5"), std::string::npos)
             << entry.path();
 }

@@ -16,7 +16,8 @@ namespace {
 using test::quoted;
 using test::runCli;
 
-const std::filesystem::path kFoxPro = std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/fox-pro";
+const std::filesystem::path kStatsFox =
+    std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "fox/fox-pro";
 
 /// Traces the fox-pro fixture on `ids` into `trace`.
 void traceIds(const std::vector<int64_t>& ids, const test::TempDir& tmp) {
@@ -27,14 +28,14 @@ void traceIds(const std::vector<int64_t>& ids, const test::TempDir& tmp) {
             out << id << ' ';
     }
     auto r = runCli(fmt::format("trace --model {} --input {} --input-kind ids --out {}",
-                                quoted(kFoxPro), quoted(idsFile), quoted(trace)),
+                                quoted(kStatsFox), quoted(idsFile), quoted(trace)),
                     tmp);
     ASSERT_EQ(r.exitCode, 0) << r.err;
 }
 
 TEST(StatsCommand, AttentionAndLossMatchTheOfficialOutputs) {
-    if (!std::filesystem::exists(kFoxPro / "config.json")) GTEST_SKIP() << "fixtures absent";
-    auto expected = core::SafetensorsFile::open(kFoxPro / "expected.safetensors").value();
+    if (!std::filesystem::exists(kStatsFox / "config.json")) GTEST_SKIP() << "fixtures absent";
+    auto expected = core::SafetensorsFile::open(kStatsFox / "expected.safetensors").value();
     auto floats = [&](const std::string& name) {
         return core::toFloat32(*expected->find(name)).value();
     };
@@ -96,8 +97,8 @@ TEST(StatsCommand, AttentionAndLossMatchTheOfficialOutputs) {
 // Effective context and gate events at values other than the defaults, against the official
 // attention probabilities and forget gates, in float64.
 TEST(StatsCommand, EffectiveContextAndGateEventsMatchTheOfficialGatesAndProbabilities) {
-    if (!std::filesystem::exists(kFoxPro / "config.json")) GTEST_SKIP() << "fixtures absent";
-    auto expected = core::SafetensorsFile::open(kFoxPro / "expected.safetensors").value();
+    if (!std::filesystem::exists(kStatsFox / "config.json")) GTEST_SKIP() << "fixtures absent";
+    auto expected = core::SafetensorsFile::open(kStatsFox / "expected.safetensors").value();
     auto floats = [&](const std::string& name) {
         return core::toFloat32(*expected->find(name)).value();
     };

@@ -236,7 +236,7 @@ TEST(TraceCommand, InterruptStopsCleanlyWithoutAFinalFile) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     bool started = false;
     while (!started && std::chrono::steady_clock::now() < deadline) {
-        for (const auto& entry : std::filesystem::directory_iterator(tmp.path)) {
+        for (const auto& entry : std::filesystem::directory_iterator(tmp.path())) {
             started |= entry.path().filename().string().starts_with("interrupted.h5.partial");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -247,7 +247,7 @@ TEST(TraceCommand, InterruptStopsCleanlyWithoutAFinalFile) {
     waitpid(child, &status, 0);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 130);
-    for (const auto& entry : std::filesystem::directory_iterator(tmp.path)) {
+    for (const auto& entry : std::filesystem::directory_iterator(tmp.path())) {
         EXPECT_FALSE(entry.path().filename().string().starts_with("interrupted.h5"))
             << "left behind: " << entry.path();
     }

@@ -39,7 +39,7 @@ TEST(TraceLimits, LayersAndHeadsBeyondTheModelAreUsageErrors) {
     expectUsage(r, "--layers", "layer 7 is outside the model's 4 layers (0-3)");
     r = trace(tmp, "--heads 0-9");
     expectUsage(r, "--heads", "head 4 is outside the model's 4 heads (0-3)");
-    EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5"));
+    EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5"));
     r = trace(tmp, "--layers 3 --heads 3 --no-factors");
     EXPECT_EQ(r.exitCode, 0) << r.err;
 }
@@ -84,7 +84,7 @@ TEST(TraceLimits, AnInputLongerThanMemoryAllowsNamesItAndSaysWhatFits) {
     test::expectClearError(r, (tmp / "big.txt").string(), "tokens fit");
     EXPECT_NE(r.err.find("10485760 tokens"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--range"), std::string::npos) << r.err;
-    EXPECT_TRUE(test::nothingNamed(tmp.path, "out.h5"));
+    EXPECT_TRUE(test::nothingNamed(tmp.path(), "out.h5"));
 }
 
 }  // namespace

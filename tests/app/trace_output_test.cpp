@@ -81,7 +81,7 @@ TEST(TraceOutput, AFailedRunLeavesTheOldTraceUntouched) {
         test::runCliWithin(traceArgs(test::bundledFox(), tmp / "bad.txt", tmp / "old.h5"), tmp, 60);
     test::expectClearError(r, (tmp / "bad.txt").string(), "not valid UTF-8");
     EXPECT_EQ(test::readFile(tmp / "old.h5"), "the previous trace");
-    EXPECT_TRUE(test::nothingNamed(tmp.path, "old.h5.partial"));
+    EXPECT_TRUE(test::nothingNamed(tmp.path(), "old.h5.partial"));
 }
 
 /// Starts a trace of the bundled FoX on `tokens` bytes of text onto `out`, waits until it is
@@ -137,7 +137,7 @@ TEST(TraceOutput, CtrlCAndSigtermStopALongTraceWithinASecondOrTwo) {
         EXPECT_EQ(WEXITSTATUS(status), 130);
         EXPECT_LT(seconds, 2.0) << strsignal(signal);
         EXPECT_EQ(test::readFile(out), "the previous trace");
-        EXPECT_TRUE(test::nothingNamed(tmp.path, "previous.h5.partial"));
+        EXPECT_TRUE(test::nothingNamed(tmp.path(), "previous.h5.partial"));
     }
 }
 

@@ -47,7 +47,7 @@ std::filesystem::path makeFolder(const test::TempDir& tmp, const std::filesystem
         corpus += test::multiScriptSample();
     std::ofstream(tmp / "corpus.txt", std::ios::binary) << corpus;
     return test::trainSentencePiece(
-        tmp.path, "spm", tmp / "corpus.txt",
+        tmp.path(), "spm", tmp / "corpus.txt",
         "--model_type=bpe --vocab_size=500 --byte_fallback=true --character_coverage=0.98 "
         "--normalization_rule_name=identity --remove_extra_whitespaces=false "
         "--split_digits=true --max_sentence_length=100000",

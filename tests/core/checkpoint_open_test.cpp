@@ -12,15 +12,12 @@ namespace gatescope::core {
 namespace {
 
 namespace fs = std::filesystem;
+using test::asBytes;
 using test::bytesOf;
 using test::TempDir;
 using test::writeFile;
 
 const fs::path kFixtures = GATESCOPE_FIXTURES_DIR;
-
-std::span<const std::byte> asBytes(const std::string& s) {
-    return std::as_bytes(std::span(s.data(), s.size()));
-}
 
 // Writes one shard holding float tensors name -> values (1-D).
 void writeShard(const fs::path& path,

@@ -13,14 +13,11 @@
 namespace gatescope::core {
 namespace {
 
+using test::asBytes;
 using test::bytesOf;
 using test::rawSafetensors;
 using test::TempDir;
 using test::writeFile;
-
-std::span<const std::byte> asBytes(const std::string& s) {
-    return std::as_bytes(std::span(s.data(), s.size()));
-}
 
 Error openError(const std::filesystem::path& path) {
     auto file = SafetensorsFile::open(path);

@@ -11,43 +11,28 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/input/input.h"
+#include "support/temp_dir.h"
+
 namespace gatescope::test {
 
-/// A fresh folder under the system temp dir, removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "gatescope-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) != nullptr) m_path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        if (!m_path.empty()) std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::filesystem::path& path() const { return m_path; }
-    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    std::filesystem::path m_path;
-};
-
-inline void writeFile(const std::filesystem::path& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+/// The bytes of `s`, as the checkpoint readers take them.
+inline std::span<const std::byte> asBytes(const std::string& s) {
+    return std::as_bytes(std::span(s.data(), s.size()));
 }
 
-inline std::string readFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+/// An input of `path` read as `kind`.
+inline core::InputSpec specFor(const std::filesystem::path& path,
+                               core::InputKind kind = core::InputKind::Auto) {
+    core::InputSpec spec;
+    spec.path = path;
+    spec.kind = kind;
+    return spec;
 }
 
 /// A safetensors file from a header text and data bytes: the 8-byte little-endian length, the

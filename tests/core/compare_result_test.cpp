@@ -12,12 +12,10 @@
 namespace gatescope {
 namespace {
 
-const float kNan = NAN;
-
 // A: uniform attention; gates retain 0.5 (channel 0) and 1 (channel 1).
 test::SyntheticTrace traceA() {
     test::SyntheticTrace t;
-    t.loss = {1, 2, 3, kNan};
+    t.loss = {1, 2, 3, NAN};
     t.channels = 2;
     for (int i = 0; i < 4; ++i)
         t.logGates.insert(t.logGates.end(), {std::log(0.5f), 0.0f});
@@ -27,7 +25,7 @@ test::SyntheticTrace traceA() {
 // B: attention weights 1, 3, 1, 2; gates retain 0.25 and 0.5.
 test::SyntheticTrace traceB() {
     test::SyntheticTrace t;
-    t.loss = {2, 1, 1, kNan};
+    t.loss = {2, 1, 1, NAN};
     t.keyWeights = {1, 3, 1, 2};
     t.channels = 2;
     for (int i = 0; i < 4; ++i)

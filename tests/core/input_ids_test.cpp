@@ -16,13 +16,6 @@ using namespace gatescope::test;
 using Ids = std::vector<int32_t>;
 using Spans = std::vector<ByteSpan>;
 
-InputSpec specFor(const std::filesystem::path& path, InputKind kind = InputKind::Auto) {
-    InputSpec spec;
-    spec.path = path;
-    spec.kind = kind;
-    return spec;
-}
-
 // A version 1.0 .npy file: magic, version, header length, dict padded with spaces to a multiple
 // of 64 bytes and ended by '\n', then the data.
 std::string npy(const std::string& dict, const std::string& data, char major = 1) {

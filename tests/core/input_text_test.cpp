@@ -15,13 +15,6 @@ using namespace gatescope::test;
 using Ids = std::vector<int32_t>;
 using Spans = std::vector<ByteSpan>;
 
-InputSpec specFor(const std::filesystem::path& path, InputKind kind = InputKind::Auto) {
-    InputSpec spec;
-    spec.path = path;
-    spec.kind = kind;
-    return spec;
-}
-
 TEST(InputText, TokenizesWithOffsetsTextsAndHash) {
     TempDir dir;
     const std::string text = "lower newest";

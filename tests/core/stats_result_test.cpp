@@ -12,8 +12,6 @@
 namespace gatescope {
 namespace {
 
-const float kNan = NAN;
-
 // Channels retaining 0.5, 0.9, 0.995 and 1 at every token.
 std::vector<float> gates(int64_t n) {
     std::vector<float> out;
@@ -26,13 +24,13 @@ class StatsResult : public ::testing::Test {
 protected:
     void SetUp() override {
         test::SyntheticTrace first;
-        first.loss = {1, 2, 3, kNan};
+        first.loss = {1, 2, 3, NAN};
         first.keyWeights = {1, 3, 1, 2};
         first.channels = 4;
         first.logGates = gates(4);
         test::SyntheticTrace second;
         second.text = "abc";
-        second.loss = {3, 4, kNan};
+        second.loss = {3, 4, NAN};
         second.keyWeights = {1, 1, 1};
         second.channels = 4;
         second.logGates = gates(3);

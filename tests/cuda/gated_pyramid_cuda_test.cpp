@@ -31,7 +31,7 @@ using namespace gatescope::cudatest;
 
 constexpr int kDv = 8;  // v only feeds the CPU forwards' row normalizers
 
-struct PyramidCase {
+struct GatedPyramidCase {
     int64_t n;
     int dk, heads, kvGroup, gateGroup;
     int gated;  ///< Wall: gated channels; power: 1 gated, 0 ungated
@@ -45,7 +45,7 @@ struct LevelBuffers {
     std::vector<float*> max, mean;
     Levels cpuMax, cpuMean;
 
-    LevelBuffers(const PyramidCase& pc) {
+    LevelBuffers(const GatedPyramidCase& pc) {
         for (int level = pc.finest; level <= pc.coarsest; ++level) {
             const size_t cells =
                 size_t(pc.heads) * gk::pyramidSide(pc.n, level) * gk::pyramidSide(pc.n, level);
@@ -58,7 +58,7 @@ struct LevelBuffers {
             cpuMean.emplace_back(cells, std::nanf(""));
         }
     }
-    void expectMatch(const PyramidCase& pc, const std::string& label) {
+    void expectMatch(const GatedPyramidCase& pc, const std::string& label) {
         CUDA_OK(cudaDeviceSynchronize());
         for (size_t l = 0; l < max.size(); ++l)
             expectLevelMatchesCpu(max[l], mean[l], cpuMax[l], cpuMean[l], "gated-pyramid",
@@ -72,7 +72,7 @@ struct CaseOperands {
     std::vector<float> q, k, v;
     std::unique_ptr<DeviceBuffer> dq, dk;
 
-    CaseOperands(const PyramidCase& pc, std::mt19937& rng) {
+    CaseOperands(const GatedPyramidCase& pc, std::mt19937& rng) {
         const size_t rows = size_t(pc.n) * pc.dk, kvHeads = size_t(pc.heads / pc.kvGroup);
         q = roundTo(pc.dtype, randomNormal(pc.heads * rows, 1.5f, rng), qRaw);
         k = roundTo(pc.dtype, randomNormal(kvHeads * rows, 1.5f, rng), kRaw);
@@ -82,7 +82,7 @@ struct CaseOperands {
         EXPECT_TRUE(dq->upload(qRaw.data()) && dk->upload(kRaw.data()));
     }
     /// The batch fields every case fills alike: heads, groups, dtype, q, k, scale.
-    void describe(const PyramidCase& pc, gc::GatedHeads& b) const {
+    void describe(const GatedPyramidCase& pc, gc::GatedHeads& b) const {
         b.heads = pc.heads;
         b.n = pc.n;
         b.dk = pc.dk;
@@ -95,16 +95,16 @@ struct CaseOperands {
     }
 };
 
-std::string labelOf(const char* model, gk::MapKind kind, const PyramidCase& pc) {
+std::string labelOf(const char* model, gk::MapKind kind, const GatedPyramidCase& pc) {
     return std::string(model) + " " + gk::toString(kind) + " n=" + std::to_string(pc.n) +
            " dk=" + std::to_string(pc.dk) + " gated=" + std::to_string(pc.gated);
 }
 
 TEST_F(CudaTest, WallPyramidsMatchCpuBuilder) {
-    for (const PyramidCase& pc : {PyramidCase{1337, 64, 2, 1, 1, 48, DType::F32, 0, 3},
-                                  PyramidCase{3001, 128, 4, 2, 2, 128, DType::F32, 4, 7},
-                                  PyramidCase{2500, 37, 2, 1, 1, 0, DType::F32, 5, 8},
-                                  PyramidCase{700, 64, 2, 1, 1, 32, DType::BF16, 1, 4}}) {
+    for (const GatedPyramidCase& pc : {GatedPyramidCase{1337, 64, 2, 1, 1, 48, DType::F32, 0, 3},
+                                       GatedPyramidCase{3001, 128, 4, 2, 2, 128, DType::F32, 4, 7},
+                                       GatedPyramidCase{2500, 37, 2, 1, 1, 0, DType::F32, 5, 8},
+                                       GatedPyramidCase{700, 64, 2, 1, 1, 32, DType::BF16, 1, 4}}) {
         std::mt19937 rng(unsigned(pc.n) * 13 + unsigned(pc.dk));
         const CaseOperands ops(pc, rng);
         const size_t rows = size_t(pc.n) * pc.dk;
@@ -146,10 +146,10 @@ TEST_F(CudaTest, WallPyramidsMatchCpuBuilder) {
 }
 
 TEST_F(CudaTest, PowerPyramidsMatchCpuBuilder) {
-    for (const PyramidCase& pc : {PyramidCase{1337, 64, 2, 1, 1, 1, DType::F32, 0, 3},
-                                  PyramidCase{3001, 128, 4, 2, 2, 1, DType::F32, 4, 7},
-                                  PyramidCase{2500, 45, 2, 1, 1, 0, DType::F32, 6, 9},
-                                  PyramidCase{700, 64, 4, 4, 4, 1, DType::BF16, 2, 4}}) {
+    for (const GatedPyramidCase& pc : {GatedPyramidCase{1337, 64, 2, 1, 1, 1, DType::F32, 0, 3},
+                                       GatedPyramidCase{3001, 128, 4, 2, 2, 1, DType::F32, 4, 7},
+                                       GatedPyramidCase{2500, 45, 2, 1, 1, 0, DType::F32, 6, 9},
+                                       GatedPyramidCase{700, 64, 4, 4, 4, 1, DType::BF16, 2, 4}}) {
         std::mt19937 rng(unsigned(pc.n) * 17 + unsigned(pc.dk));
         const CaseOperands ops(pc, rng);
         const size_t rows = size_t(pc.n) * pc.dk;
@@ -194,9 +194,9 @@ TEST_F(CudaTest, PowerPyramidsMatchCpuBuilder) {
 // with x ~ N(2, 2) (slow forgetting: G falls by about 0.04 a token), s = 1 - alpha, G accumulated
 // in double and rounded once.
 TEST_F(CudaTest, GsaPyramidsMatchCpuBuilder) {
-    for (const PyramidCase& pc : {PyramidCase{1337, 16, 2, 1, 1, 16, DType::F32, 0, 3},
-                                  PyramidCase{3001, 64, 4, 1, 1, 64, DType::F32, 4, 7},
-                                  PyramidCase{700, 32, 2, 1, 1, 32, DType::F32, 1, 4}}) {
+    for (const GatedPyramidCase& pc : {GatedPyramidCase{1337, 16, 2, 1, 1, 16, DType::F32, 0, 3},
+                                       GatedPyramidCase{3001, 64, 4, 1, 1, 64, DType::F32, 4, 7},
+                                       GatedPyramidCase{700, 32, 2, 1, 1, 32, DType::F32, 1, 4}}) {
         std::mt19937 rng(unsigned(pc.n) * 19 + unsigned(pc.dk));
         const int m = pc.dk;
         const size_t cells = size_t(pc.heads) * pc.n * m;

@@ -14,12 +14,12 @@
 namespace gatescope::data::h5 {
 namespace {
 
-constexpr hsize_t kRows = 200, kCols = 300;  // one chunk, not a power of two
+constexpr hsize_t kFilterRows = 200, kCols = 300;  // one chunk, not a power of two
 
 std::vector<float> smoothData() {
     std::mt19937 rng(3);
     std::normal_distribution<float> noise(0.0f, 0.01f);
-    std::vector<float> out(kRows * kCols);
+    std::vector<float> out(kFilterRows * kCols);
     for (hsize_t i = 0; i < out.size(); ++i)
         out[i] = std::sin(i * 0.001f) + noise(rng) + 2.0f;
     return out;
@@ -52,8 +52,8 @@ struct Fixture {
         file = File::create((dir / "filters.h5").string()).value();
         auto root = Group::root(file);
         Type f32 = Type::nativeFloat();
-        auto dcpl = PropertyList::chunkedDataset({kRows, kCols}, compression, 5, f32, {});
-        dataset = Dataset::create(*root, "d", f32, {kRows, kCols}, *dcpl).value();
+        auto dcpl = PropertyList::chunkedDataset({kFilterRows, kCols}, compression, 5, f32, {});
+        dataset = Dataset::create(*root, "d", f32, {kFilterRows, kCols}, *dcpl).value();
     }
 
     std::vector<unsigned char> rawChunk() {

@@ -15,19 +15,6 @@ std::string readBytes(const std::filesystem::path& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-TempDir::TempDir() {
-    static std::atomic<int> counter{0};
-    m_path = std::filesystem::path(GATESCOPE_BINARY_DIR) / "test-tmp" /
-             ("data-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(m_path);
-    std::filesystem::create_directories(m_path);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-}
-
 nlohmann::json sampleManifest() {
     return {{"checkpoint",
              {{"path", "/models/fox-pro"},

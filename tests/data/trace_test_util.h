@@ -14,23 +14,14 @@
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_types.h"
 #include "data/trace/trace_writer.h"
+#include "support/temp_dir.h"
 
 namespace gatescope::data::testing {
 
 /// The whole content of `path` (empty when it cannot be read).
 std::string readBytes(const std::filesystem::path& path);
 
-/// A fresh folder under the build tree, removed with everything in it at destruction.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    const std::filesystem::path& path() const { return m_path; }
-    std::filesystem::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    std::filesystem::path m_path;
-};
+using test::TempDir;
 
 struct SampleFactor {
     std::vector<int64_t> shape;

@@ -20,7 +20,7 @@
 namespace gatescope {
 namespace {
 
-constexpr int64_t kTokens = 1000;  // pyramid levels 0..2 (sides 1000, 500, 250)
+constexpr int64_t kDerivedTokens = 1000;  // pyramid levels 0..2 (sides 1000, 500, 250)
 
 void writeTrace(core::Model& model, const std::vector<int32_t>& ids, bool derive,
                 const std::filesystem::path& out) {
@@ -58,7 +58,7 @@ int expectDerivedEqualsStored(const std::filesystem::path& modelDir, int vocab,
     auto model = test::loadModelFrom(modelDir);
     EXPECT_TRUE(model) << model.error().describe();
     if (!model) return 0;
-    const auto ids = test::randomIds(kTokens, vocab, 5u);
+    const auto ids = test::randomIds(kDerivedTokens, vocab, 5u);
     const auto dir = test::scratchDir("derived_decay", tag);
     std::filesystem::create_directories(dir);
     writeTrace(**model, ids, false, dir / "stored.h5");
@@ -83,7 +83,7 @@ int expectDerivedEqualsStored(const std::filesystem::path& modelDir, int vocab,
         for (int level : want->levels)
             for (auto pool : {data::Pool::Max, data::Pool::Mean})
                 for (int h = 0; h < want->heads; ++h) {
-                    const int64_t tiles = data::tilesPerSide(kTokens, level);
+                    const int64_t tiles = data::tilesPerSide(kDerivedTokens, level);
                     for (int64_t tr = 0; tr < tiles; ++tr)
                         for (int64_t tc = 0; tc <= tr; ++tc) {
                             auto a = (*stored)->pyramidTile(layer.index, "decay", pool, level, h,

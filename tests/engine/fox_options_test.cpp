@@ -12,13 +12,13 @@ namespace {
 
 using test::fox::RefConfig;
 
-struct Variant {
+struct FoxVariant {
     const char* name;
     RefConfig config;
     int64_t n;
 };
 
-class FoxOptions : public ::testing::TestWithParam<Variant> {};
+class FoxOptions : public ::testing::TestWithParam<FoxVariant> {};
 
 TEST_P(FoxOptions, MatchesTheFloat64Reference) {
     const auto& v = GetParam();
@@ -78,12 +78,12 @@ RefConfig pro() {
 
 INSTANTIATE_TEST_SUITE_P(
     Config, FoxOptions,
-    ::testing::Values(Variant{"bias_only_silu_gate_glu_mlp", biasOnlySiluGate(), 131},
-                      Variant{"fixed_norm_per_head_qk_key_shift", fixedNormPerHeadKeyShift(), 257},
-                      Variant{"none_rope_shared_qk_value_shift_tied", noneRopeSharedQkValueShift(),
-                              131},
-                      Variant{"full_rope_sigmoid_gate_ratio", fullRopeSigmoidGateRatio(), 257},
-                      Variant{"pro", pro(), 131}),
+    ::testing::Values(
+        FoxVariant{"bias_only_silu_gate_glu_mlp", biasOnlySiluGate(), 131},
+        FoxVariant{"fixed_norm_per_head_qk_key_shift", fixedNormPerHeadKeyShift(), 257},
+        FoxVariant{"none_rope_shared_qk_value_shift_tied", noneRopeSharedQkValueShift(), 131},
+        FoxVariant{"full_rope_sigmoid_gate_ratio", fullRopeSigmoidGateRatio(), 257},
+        FoxVariant{"pro", pro(), 131}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -22,14 +22,14 @@ Result<std::unique_ptr<core::Model>> load(const std::filesystem::path& dir) {
     return test::loadModelFrom(dir);
 }
 
-struct OptionCase {
+struct GsaOptionCase {
     const char* name;
     test::GsaRefConfig config;
     nlohmann::json overrides;
     int64_t n = 150;  ///< tokens; 150 is three kernel chunks of 64, the last one partial
 };
 
-class GsaOptions : public ::testing::TestWithParam<OptionCase> {};
+class GsaOptions : public ::testing::TestWithParam<GsaOptionCase> {};
 
 TEST_P(GsaOptions, MatchesFloat64Model) {
     const auto& param = GetParam();
@@ -106,39 +106,39 @@ test::GsaRefConfig withSlotsGqaExpand() {
 
 INSTANTIATE_TEST_SUITE_P(
     GsaOfficial, GsaOptions,
-    ::testing::Values(OptionCase{"gqa_relu_tau4", withGqaRelu(), {}},
-                      OptionCase{"t2r_short_conv", withT2rConv(), {}},
+    ::testing::Values(GsaOptionCase{"gqa_relu_tau4", withGqaRelu(), {}},
+                      GsaOptionCase{"t2r_short_conv", withT2rConv(), {}},
                       // num_slots null means head_k_dim (8); the ignored
                       // options must not change anything.
-                      OptionCase{"expand_mqa_tied",
-                                 withExpand(),
-                                 {{"num_slots", nullptr},
-                                  {"clamp_min", -1.0},
-                                  {"clamp_max", 1.0},
-                                  {"use_output_gate", true},
-                                  {"use_norm", false}}},
-                      OptionCase{"paper_era_names", withLegacyNames(), {}},
-                      OptionCase{"norm_eps", withNormEps(), {}, 200},
-                      OptionCase{"hidden_ratio",
-                                 withHiddenRatio(),
-                                 {{"intermediate_size", nullptr}, {"hidden_ratio", 14}},
-                                 200},
-                      OptionCase{
+                      GsaOptionCase{"expand_mqa_tied",
+                                    withExpand(),
+                                    {{"num_slots", nullptr},
+                                     {"clamp_min", -1.0},
+                                     {"clamp_max", 1.0},
+                                     {"use_output_gate", true},
+                                     {"use_norm", false}}},
+                      GsaOptionCase{"paper_era_names", withLegacyNames(), {}},
+                      GsaOptionCase{"norm_eps", withNormEps(), {}, 200},
+                      GsaOptionCase{"hidden_ratio",
+                                    withHiddenRatio(),
+                                    {{"intermediate_size", nullptr}, {"hidden_ratio", 14}},
+                                    200},
+                      GsaOptionCase{
                           "intermediate_size", withIntermediateSize(), {{"hidden_ratio", 2}}, 200},
                       // num_slots 7 != head_k_dim 4, GQA, expand_k 0.5 !=
                       // expand_v 1, gate_logit_normalizer 3.
-                      OptionCase{"slots_gqa_expand_k", withSlotsGqaExpand(), {}, 200}),
+                      GsaOptionCase{"slots_gqa_expand_k", withSlotsGqaExpand(), {}, 200}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // What we refuse, and where the error points.
-struct BadCase {
+struct GsaBadCase {
     const char* name;
     nlohmann::json overrides;
     ErrorKind kind;
     const char* object;
 };
 
-class GsaBadConfig : public ::testing::TestWithParam<BadCase> {};
+class GsaBadConfig : public ::testing::TestWithParam<GsaBadCase> {};
 
 TEST_P(GsaBadConfig, IsRefusedNamingTheKey) {
     const auto& param = GetParam();
@@ -157,22 +157,22 @@ TEST_P(GsaBadConfig, IsRefusedNamingTheKey) {
 INSTANTIATE_TEST_SUITE_P(
     GsaRefused, GsaBadConfig,
     ::testing::Values(
-        BadCase{"hybrid",
-                {{"attn", {{"layers", {0}}, {"num_heads", 2}}}},
-                ErrorKind::Unsupported,
-                "attn"},
-        BadCase{"feature_map", {{"feature_map", "elu"}}, ErrorKind::Unsupported, "feature_map"},
-        BadCase{
+        GsaBadCase{"hybrid",
+                   {{"attn", {{"layers", {0}}, {"num_heads", 2}}}},
+                   ErrorKind::Unsupported,
+                   "attn"},
+        GsaBadCase{"feature_map", {{"feature_map", "elu"}}, ErrorKind::Unsupported, "feature_map"},
+        GsaBadCase{
             "null_feature_map", {{"feature_map", nullptr}}, ErrorKind::Unsupported, "feature_map"},
-        BadCase{"kv_heads", {{"num_kv_heads", 3}}, ErrorKind::Format, "num_kv_heads"},
-        BadCase{"expand_v_affine", {{"expand_v", 2.0}}, ErrorKind::Unsupported, "expand_v"},
-        BadCase{"expand_k_split", {{"expand_k", 0.3}}, ErrorKind::Format, "expand_k"},
-        BadCase{"hidden_act", {{"hidden_act", "gelu"}}, ErrorKind::Unsupported, "hidden_act"},
-        BadCase{"normalizer",
-                {{"gate_logit_normalizer", 0}},
-                ErrorKind::Format,
-                "gate_logit_normalizer"},
-        BadCase{"slots_type", {{"num_slots", "many"}}, ErrorKind::Format, "num_slots"}),
+        GsaBadCase{"kv_heads", {{"num_kv_heads", 3}}, ErrorKind::Format, "num_kv_heads"},
+        GsaBadCase{"expand_v_affine", {{"expand_v", 2.0}}, ErrorKind::Unsupported, "expand_v"},
+        GsaBadCase{"expand_k_split", {{"expand_k", 0.3}}, ErrorKind::Format, "expand_k"},
+        GsaBadCase{"hidden_act", {{"hidden_act", "gelu"}}, ErrorKind::Unsupported, "hidden_act"},
+        GsaBadCase{"normalizer",
+                   {{"gate_logit_normalizer", 0}},
+                   ErrorKind::Format,
+                   "gate_logit_normalizer"},
+        GsaBadCase{"slots_type", {{"num_slots", "many"}}, ErrorKind::Format, "num_slots"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GsaWeights, MissingMisshapenAndUnexpectedTensorsAreNamed) {

@@ -12,7 +12,7 @@ namespace {
 using test::fox::RefConfig;
 
 /// FoX (Pro): data-dependent gate, RoPE, output gate + norm, QK-norm, both shifts.
-RefConfig pro() {
+RefConfig proConfig() {
     RefConfig c;
     c.rope = true, c.ropeBase = 10000.0;
     c.outputGate = true, c.outputNorm = true;
@@ -25,7 +25,7 @@ class FoxIntervention : public ::testing::TestWithParam<test::InterventionCase> 
 
 TEST_P(FoxIntervention, MatchesTheIntervenedFloat64Reference) {
     const auto& param = GetParam();
-    test::fox::expectMatchesReference(pro(), std::string("iv_") + param.name, 131, 31u, 1e-4,
+    test::fox::expectMatchesReference(proConfig(), std::string("iv_") + param.name, 131, 31u, 1e-4,
                                       param.specs);
 }
 

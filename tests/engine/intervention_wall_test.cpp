@@ -14,7 +14,7 @@
 namespace gatescope {
 namespace {
 
-struct KeepFirst : core::Probe {
+struct KeepFirstTokens : core::Probe {
     bool wantsLayer(int layer) const override { return layer == 0; }
     void onLayer(core::LayerRecord&& record) override { first = std::move(record); }
     core::LayerRecord first;
@@ -34,7 +34,7 @@ void expectIntervenedMatches(const test::WallRefConfig& c, const std::string& ta
     options.returnLogits = true;
     options.threads = 2;
     options.interventions = planned.plan;
-    KeepFirst probe;
+    KeepFirstTokens probe;
     auto result = (*model)->forward(ids, {}, options, &probe);
     ASSERT_TRUE(result) << result.error().describe();
     const auto ref = test::wallReference(c, weights, ids, {}, planned.hooks);

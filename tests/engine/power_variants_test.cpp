@@ -16,13 +16,13 @@ namespace {
 
 using test::power::RefConfig;
 
-struct Variant {
+struct PowerCase {
     const char* name;
     RefConfig config;
     int64_t n;
 };
 
-class PowerVariant : public ::testing::TestWithParam<Variant> {};
+class PowerVariant : public ::testing::TestWithParam<PowerCase> {};
 
 TEST_P(PowerVariant, MatchesFloat64Reference) {
     const auto& [label, c, n] = GetParam();
@@ -148,24 +148,24 @@ INSTANTIATE_TEST_SUITE_P(
     PowerConfigs, PowerVariant,
     ::testing::Values(
         // vocab, layers, kvHeads, qhead_ratio, head_size, n_embd, bias, gating, sdpa, degree
-        Variant{"gqa", RefConfig{97, 2, 2, 2, 8, 24, true, true, false, 2}, 45},
-        Variant{"no_bias", RefConfig{97, 1, 3, 1, 10, 30, false, true, false, 2}, 53},
-        Variant{"ungated", RefConfig{97, 1, 2, 1, 8, 20, true, false, false, 2}, 40},
-        Variant{"degree4", RefConfig{97, 1, 2, 1, 6, 16, true, true, false, 4}, 37},
-        Variant{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41},
+        PowerCase{"gqa", RefConfig{97, 2, 2, 2, 8, 24, true, true, false, 2}, 45},
+        PowerCase{"no_bias", RefConfig{97, 1, 3, 1, 10, 30, false, true, false, 2}, 53},
+        PowerCase{"ungated", RefConfig{97, 1, 2, 1, 8, 20, true, false, false, 2}, 40},
+        PowerCase{"degree4", RefConfig{97, 1, 2, 1, 6, 16, true, true, false, 4}, 37},
+        PowerCase{"sdpa_gqa", RefConfig{97, 2, 2, 3, 8, 20, true, false, true, 2}, 41},
         // Several attention blocks (N not a multiple of 64), grouped query heads, gating,
         // several layers, n_embd != query heads x head_size. The first one has the shape of a
         // user report (qhead_ratio 2, 3 layers x 3 kv heads, head size 32, vocab 1000, N 200).
-        Variant{"gqa2_3layers_n200", RefConfig{1000, 3, 3, 2, 32, 96, true, true, false, 2}, 200},
-        Variant{"gqa3_n301", RefConfig{311, 2, 3, 3, 32, 72, true, true, false, 2}, 301},
-        Variant{"no_bias_gqa_n200", RefConfig{97, 2, 2, 2, 16, 40, false, true, false, 2}, 200},
-        Variant{"degree4_gqa_n301", RefConfig{97, 2, 2, 3, 16, 40, true, true, false, 4}, 301},
-        Variant{"ungated_gqa_n200", RefConfig{97, 2, 3, 2, 16, 40, true, false, false, 2}, 200},
-        Variant{"sdpa_gqa_n301", RefConfig{97, 2, 2, 2, 16, 40, true, false, true, 2}, 301},
+        PowerCase{"gqa2_3layers_n200", RefConfig{1000, 3, 3, 2, 32, 96, true, true, false, 2}, 200},
+        PowerCase{"gqa3_n301", RefConfig{311, 2, 3, 3, 32, 72, true, true, false, 2}, 301},
+        PowerCase{"no_bias_gqa_n200", RefConfig{97, 2, 2, 2, 16, 40, false, true, false, 2}, 200},
+        PowerCase{"degree4_gqa_n301", RefConfig{97, 2, 2, 3, 16, 40, true, true, false, 4}, 301},
+        PowerCase{"ungated_gqa_n200", RefConfig{97, 2, 3, 2, 16, 40, true, false, false, 2}, 200},
+        PowerCase{"sdpa_gqa_n301", RefConfig{97, 2, 2, 2, 16, 40, true, false, true, 2}, 301},
         // GPTConfig's defaults: attention_kernel sdpa with disable_gating false. The official
         // layer still sizes c_attn with the n_head gate columns and only warns that sdpa ignores
         // them.
-        Variant{"sdpa_gate_columns", RefConfig{97, 2, 2, 2, 16, 40, true, true, true, 2}, 200}),
+        PowerCase{"sdpa_gate_columns", RefConfig{97, 2, 2, 2, 16, 40, true, true, true, 2}, 200}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -17,13 +17,13 @@ RefConfig transformer() {
     return c;
 }
 
-struct Variant {
+struct LlamaVariant {
     const char* name;
     RefConfig config;
     int64_t n;
 };
 
-class TransformerLlama : public ::testing::TestWithParam<Variant> {};
+class TransformerLlama : public ::testing::TestWithParam<LlamaVariant> {};
 
 TEST_P(TransformerLlama, MatchesTheFloat64Reference) {
     const auto& v = GetParam();
@@ -57,12 +57,12 @@ RefConfig noRopeFullCausal() {
     return c;
 }
 
-INSTANTIATE_TEST_SUITE_P(Config, TransformerLlama,
-                         ::testing::Values(Variant{"gqa_window37", gqaWindow(), 257},
-                                           Variant{"mqa_window100_sigmoid_act_tied",
-                                                   mqaWideWindow(), 131},
-                                           Variant{"no_rope_full_causal", noRopeFullCausal(), 131}),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Config, TransformerLlama,
+    ::testing::Values(LlamaVariant{"gqa_window37", gqaWindow(), 257},
+                      LlamaVariant{"mqa_window100_sigmoid_act_tied", mqaWideWindow(), 131},
+                      LlamaVariant{"no_rope_full_causal", noRopeFullCausal(), 131}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 TEST(TransformerLlamaInfo, ReportsItsModelTypeFamilyAndHeads) {
     const auto c = gqaWindow();

@@ -30,9 +30,9 @@ struct KeepFirst : core::Probe {
     core::LayerRecord first;
 };
 
-struct Variant {
-    Variant(const char* name, test::WallRefConfig config, int64_t n = 150,
-            std::vector<int64_t> starts = {})
+struct WallVariant {
+    WallVariant(const char* name, test::WallRefConfig config, int64_t n = 150,
+                std::vector<int64_t> starts = {})
         : name(name), config(config), n(n), starts(std::move(starts)) {}
     const char* name;
     test::WallRefConfig config;
@@ -40,11 +40,11 @@ struct Variant {
     std::vector<int64_t> starts;  ///< packed documents (empty: one)
 };
 
-void PrintTo(const Variant& v, std::ostream* os) {
+void PrintTo(const WallVariant& v, std::ostream* os) {
     *os << v.name;
 }
 
-class WallModel : public ::testing::TestWithParam<Variant> {};
+class WallModel : public ::testing::TestWithParam<WallVariant> {};
 
 TEST_P(WallModel, MatchesFloat64ModelAndRecordsItsGates) {
     const auto& c = GetParam().config;
@@ -188,32 +188,34 @@ test::WallRefConfig everything(int window, bool tied, bool rope) {
 INSTANTIATE_TEST_SUITE_P(
     Options, WallModel,
     ::testing::Values(
-        Variant{"default", {}}, Variant{"gqa_tied_gates", gqaTied()}, Variant{"subdim", subdim()},
-        Variant{"no_rope_no_clamp", strongGatesNoRopeNoClamp()},
-        Variant{"ungated_mqa_tied_embeddings", ungatedTiedEmbeddings()},
-        Variant{"norm_eps_rope_theta", normEpsRopeTheta(), 131},
+        WallVariant{"default", {}}, WallVariant{"gqa_tied_gates", gqaTied()},
+        WallVariant{"subdim", subdim()},
+        WallVariant{"no_rope_no_clamp", strongGatesNoRopeNoClamp()},
+        WallVariant{"ungated_mqa_tied_embeddings", ungatedTiedEmbeddings()},
+        WallVariant{"norm_eps_rope_theta", normEpsRopeTheta(), 131},
         // Each option of the reference alone, with GQA, at sizes that are no multiple of the
         // 64-token blocks; a window of 1 (the diagonal only) and one past the input.
-        Variant{"window1_gqa_n53", gqaWith(1, false, false), 53},
-        Variant{"window17_gqa_n53", gqaWith(17, false, false), 53},
-        Variant{"window64_gqa_n131", gqaWith(64, false, false), 131},
-        Variant{"window200_gqa_n131", gqaWith(200, false, false), 131},
-        Variant{"window100_gqa_n300", gqaWith(100, false, false), 300},
-        Variant{"sink_gqa_n53", gqaWith(0, true, false), 53},
-        Variant{"sink_gqa_n300", gqaWith(0, true, false), 300},
-        Variant{"scalar_gate_gqa_n131", gqaWith(0, false, true), 131},
-        Variant{"scalar_gate_gqa_n300", gqaWith(0, false, true), 300},
-        Variant{"scalar_gate_ungated_n53", scalarGateOnly(), 53},
-        Variant{"documents_gqa_n131", gqaWith(0, false, false), 131, {0, 1, 50, 64}},
-        Variant{"documents_gqa_n300", gqaWith(0, false, false), 300, {0, 64, 65, 299}},
-        Variant{"sink_scalar_gate_gqa_n131", gqaWith(0, true, true), 131},
+        WallVariant{"window1_gqa_n53", gqaWith(1, false, false), 53},
+        WallVariant{"window17_gqa_n53", gqaWith(17, false, false), 53},
+        WallVariant{"window64_gqa_n131", gqaWith(64, false, false), 131},
+        WallVariant{"window200_gqa_n131", gqaWith(200, false, false), 131},
+        WallVariant{"window100_gqa_n300", gqaWith(100, false, false), 300},
+        WallVariant{"sink_gqa_n53", gqaWith(0, true, false), 53},
+        WallVariant{"sink_gqa_n300", gqaWith(0, true, false), 300},
+        WallVariant{"scalar_gate_gqa_n131", gqaWith(0, false, true), 131},
+        WallVariant{"scalar_gate_gqa_n300", gqaWith(0, false, true), 300},
+        WallVariant{"scalar_gate_ungated_n53", scalarGateOnly(), 53},
+        WallVariant{"documents_gqa_n131", gqaWith(0, false, false), 131, {0, 1, 50, 64}},
+        WallVariant{"documents_gqa_n300", gqaWith(0, false, false), 300, {0, 64, 65, 299}},
+        WallVariant{"sink_scalar_gate_gqa_n131", gqaWith(0, true, true), 131},
         // Everything together.
-        Variant{"all_untied_rope_w64_n300", everything(64, false, true), 300},
-        Variant{"all_tied_norope_w17_n300_documents",
-                everything(17, true, false),
-                300,
-                {0, 77, 78, 200}},
-        Variant{"all_tied_rope_w64_n131_documents", everything(64, true, true), 131, {0, 40, 100}}),
+        WallVariant{"all_untied_rope_w64_n300", everything(64, false, true), 300},
+        WallVariant{"all_tied_norope_w17_n300_documents",
+                    everything(17, true, false),
+                    300,
+                    {0, 77, 78, 200}},
+        WallVariant{
+            "all_tied_rope_w64_n131_documents", everything(64, true, true), 131, {0, 40, 100}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // A packed document's logits are those of the document run alone: no attention crosses the
@@ -272,13 +274,13 @@ TEST(WallDocuments, MalformedStartsAreAUsageError) {
     std::filesystem::remove_all(dir);
 }
 
-struct BadCase {
+struct WallBadCase {
     const char* name;
     nlohmann::json overrides;
     const char* object;
 };
 
-class WallBadConfig : public ::testing::TestWithParam<BadCase> {};
+class WallBadConfig : public ::testing::TestWithParam<WallBadCase> {};
 
 TEST_P(WallBadConfig, IsRefusedNamingFileAndKey) {
     const test::WallRefConfig c;
@@ -297,16 +299,16 @@ TEST_P(WallBadConfig, IsRefusedNamingFileAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Refused, WallBadConfig,
-    ::testing::Values(BadCase{"gate_dim_too_large", {{"gate_dim", 9}}, "gate_dim"},
-                      BadCase{"kv_heads", {{"num_kv_heads", 3}}, "num_kv_heads"},
-                      BadCase{"negative_clamp", {{"gate_soft_clamp", -1.0}}, "gate_soft_clamp"},
-                      BadCase{"odd_rope", {{"head_dim", 7}, {"gate_dim", 7}}, "head_dim"},
-                      BadCase{"act", {{"hidden_act", "gelu"}}, "hidden_act"},
-                      BadCase{"window_zero", {{"window_size", 0}}, "window_size"},
-                      BadCase{"window_negative", {{"window_size", -64}}, "window_size"},
-                      BadCase{"window_not_integer", {{"window_size", "64"}}, "window_size"},
-                      BadCase{"unknown_key", {{"qk_norm", true}}, "qk_norm"},
-                      BadCase{"unknown_null_key", {{"attn_mode", nullptr}}, "attn_mode"}),
+    ::testing::Values(WallBadCase{"gate_dim_too_large", {{"gate_dim", 9}}, "gate_dim"},
+                      WallBadCase{"kv_heads", {{"num_kv_heads", 3}}, "num_kv_heads"},
+                      WallBadCase{"negative_clamp", {{"gate_soft_clamp", -1.0}}, "gate_soft_clamp"},
+                      WallBadCase{"odd_rope", {{"head_dim", 7}, {"gate_dim", 7}}, "head_dim"},
+                      WallBadCase{"act", {{"hidden_act", "gelu"}}, "hidden_act"},
+                      WallBadCase{"window_zero", {{"window_size", 0}}, "window_size"},
+                      WallBadCase{"window_negative", {{"window_size", -64}}, "window_size"},
+                      WallBadCase{"window_not_integer", {{"window_size", "64"}}, "window_size"},
+                      WallBadCase{"unknown_key", {{"qk_norm", true}}, "qk_norm"},
+                      WallBadCase{"unknown_null_key", {{"attn_mode", nullptr}}, "attn_mode"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(WallConfig, UnknownKeyIsUnsupported) {

@@ -65,8 +65,8 @@ void expectMatches(const test::GsaProblem& p, int chunk, double tol) {
 }
 
 // n, heads, kvHeads, dk, dv, slots, chunk: sizes off the chunk grid, GQA, one-token inputs.
-using Shape = std::tuple<int64_t, int, int, int, int, int, int>;
-class GsaForwardShapes : public ::testing::TestWithParam<Shape> {};
+using GsaShape = std::tuple<int64_t, int, int, int, int, int, int>;
+class GsaForwardShapes : public ::testing::TestWithParam<GsaShape> {};
 
 TEST_P(GsaForwardShapes, MatchesFloat64Recurrence) {
     const auto [n, heads, kvHeads, dk, dv, slots, chunk] = GetParam();
@@ -76,10 +76,10 @@ TEST_P(GsaForwardShapes, MatchesFloat64Recurrence) {
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, GsaForwardShapes,
-    ::testing::Values(Shape{1, 1, 1, 3, 5, 2, 64}, Shape{150, 4, 2, 24, 20, 7, 64},
-                      Shape{97, 2, 2, 17, 9, 16, 16}, Shape{65, 3, 1, 8, 8, 5, 64},
-                      Shape{203, 2, 1, 12, 10, 11, 1}, Shape{70, 2, 2, 6, 7, 3, 1000},
-                      Shape{130, 2, 1, 64, 48, 32, 64}));
+    ::testing::Values(GsaShape{1, 1, 1, 3, 5, 2, 64}, GsaShape{150, 4, 2, 24, 20, 7, 64},
+                      GsaShape{97, 2, 2, 17, 9, 16, 16}, GsaShape{65, 3, 1, 8, 8, 5, 64},
+                      GsaShape{203, 2, 1, 12, 10, 11, 1}, GsaShape{70, 2, 2, 6, 7, 3, 1000},
+                      GsaShape{130, 2, 1, 64, 48, 32, 64}));
 
 TEST(GsaForward, ChunkSizeDoesNotChangeTheResult) {
     auto p = test::GsaProblem::random(131, 2, 1, 10, 6, 9, 7u);

@@ -22,17 +22,17 @@ kernels::PowerHead viewOf(const test::PowerCase& c) {
     return h;
 }
 
-struct Shape {
+struct PowerShape {
     int64_t n;
     int dk, dv, p;
     bool gated;
     int block;
 };
 
-class PowerForward : public ::testing::TestWithParam<Shape> {};
+class PowerForward : public ::testing::TestWithParam<PowerShape> {};
 
 TEST_P(PowerForward, MatchesDenseFloat64) {
-    const Shape s = GetParam();
+    const PowerShape s = GetParam();
     // Strong gates (bias -1) make the row max move between key blocks; spread 1.5 makes the
     // scores peaked.
     const auto c = test::randomPowerCase(s.n, s.dk, s.dv, s.p, s.gated, 1234 + s.n, 1.5, -1.0);
@@ -47,9 +47,9 @@ TEST_P(PowerForward, MatchesDenseFloat64) {
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, PowerForward,
-    ::testing::Values(Shape{150, 16, 12, 2, true, 64}, Shape{97, 32, 32, 2, true, 32},
-                      Shape{131, 8, 5, 4, true, 16}, Shape{70, 16, 16, 2, false, 64},
-                      Shape{1, 4, 3, 2, true, 64}, Shape{45, 6, 7, 6, true, 7}));
+    ::testing::Values(PowerShape{150, 16, 12, 2, true, 64}, PowerShape{97, 32, 32, 2, true, 32},
+                      PowerShape{131, 8, 5, 4, true, 16}, PowerShape{70, 16, 16, 2, false, 64},
+                      PowerShape{1, 4, 3, 2, true, 64}, PowerShape{45, 6, 7, 6, true, 7}));
 
 TEST(PowerForward, SameResultForEveryBlockSize) {
     const auto c = test::randomPowerCase(203, 24, 20, 2, true, 77);
@@ -98,10 +98,10 @@ TEST(PowerForward, Bf16WeightRoundingStaysClose) {
     EXPECT_LT(err, 1e-2);  // bf16 has 8 mantissa bits
 }
 
-class PowerStateNormTest : public ::testing::TestWithParam<Shape> {};
+class PowerStateNormTest : public ::testing::TestWithParam<PowerShape> {};
 
 TEST_P(PowerStateNormTest, MatchesClosedFormFloat64) {
-    const Shape s = GetParam();
+    const PowerShape s = GetParam();
     const auto c = test::randomPowerCase(s.n, s.dk, s.dv, s.p, s.gated, 99 + s.n, 0.7, 1.0);
     std::vector<double> state, normalizer;
     test::denseStateNorms(c, state, normalizer);
@@ -118,10 +118,10 @@ TEST_P(PowerStateNormTest, MatchesClosedFormFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, PowerStateNormTest,
-                         ::testing::Values(Shape{75, 6, 5, 2, true, 16},
-                                           Shape{67, 5, 4, 4, true, 64},
-                                           Shape{50, 8, 3, 2, false, 9},
-                                           Shape{90, 9, 6, 2, true, 20}));
+                         ::testing::Values(PowerShape{75, 6, 5, 2, true, 16},
+                                           PowerShape{67, 5, 4, 4, true, 64},
+                                           PowerShape{50, 8, 3, 2, false, 9},
+                                           PowerShape{90, 9, 6, 2, true, 20}));
 
 TEST(PowerStateNorm, ExplicitStateAgreesWithQuadraticOnLongInputs) {
     // Long enough that Auto picks the explicit state for p = 2; fast gates (bias -1) and slow.

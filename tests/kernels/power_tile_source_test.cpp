@@ -35,14 +35,14 @@ struct Prepared {
     }
 };
 
-struct Tile {
+struct PowerTile {
     int64_t row0, rows, col0, cols;
 };
 
-class PowerTiles : public ::testing::TestWithParam<Tile> {};
+class PowerTiles : public ::testing::TestWithParam<PowerTile> {};
 
 TEST_P(PowerTiles, AttentionDecayAndLogitMatchDense) {
-    const Tile t = GetParam();
+    const PowerTile t = GetParam();
     for (bool gated : {true, false}) {
         SCOPED_TRACE(gated ? "gated" : "ungated");
         Prepared p(gated);
@@ -85,9 +85,10 @@ TEST_P(PowerTiles, AttentionDecayAndLogitMatchDense) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Offsets, PowerTiles,
-                         ::testing::Values(Tile{0, 301, 0, 301}, Tile{-5, 40, -9, 300},
-                                           Tile{77, 130, 13, 270}, Tile{250, 80, 260, 60},
-                                           Tile{100, 10, 200, 50}, Tile{290, 30, -3, 17}));
+                         ::testing::Values(PowerTile{0, 301, 0, 301}, PowerTile{-5, 40, -9, 300},
+                                           PowerTile{77, 130, 13, 270}, PowerTile{250, 80, 260, 60},
+                                           PowerTile{100, 10, 200, 50},
+                                           PowerTile{290, 30, -3, 17}));
 
 TEST(PowerTiles, RowsSumToOne) {
     Prepared p(true);

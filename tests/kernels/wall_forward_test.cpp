@@ -14,16 +14,16 @@ namespace {
 
 using test::maxRelativeError;
 
-struct Shape {
+struct WallShape {
     int64_t n;
     int dk, dv, dg;
     double gateBias, gMax;
 };
 
-class WallForward : public ::testing::TestWithParam<Shape> {};
+class WallForward : public ::testing::TestWithParam<WallShape> {};
 
 TEST_P(WallForward, MatchesDenseFloat64) {
-    const Shape s = GetParam();
+    const WallShape s = GetParam();
     const auto c = test::randomWallCase(s.n, s.dk, s.dv, s.dg, 4242 + s.n, s.gateBias, s.gMax);
     const auto ref = test::denseWall(c);
     std::vector<float> out(c.n * c.dv), lse(c.n);
@@ -36,9 +36,9 @@ TEST_P(WallForward, MatchesDenseFloat64) {
 // attention; bias -2 without the clamp gives gates near -2 per step (P falls by ~130 per block).
 INSTANTIATE_TEST_SUITE_P(
     Sizes, WallForward,
-    ::testing::Values(Shape{1, 8, 4, 8, 1.0, 0.86}, Shape{63, 16, 8, 16, 1.0, 0.86},
-                      Shape{65, 16, 12, 8, 0.0, 0.86}, Shape{200, 32, 16, 32, -2.0, 0.0},
-                      Shape{333, 48, 24, 24, 2.0, 0.86}, Shape{129, 16, 16, 0, 1.0, 0.86}));
+    ::testing::Values(WallShape{1, 8, 4, 8, 1.0, 0.86}, WallShape{63, 16, 8, 16, 1.0, 0.86},
+                      WallShape{65, 16, 12, 8, 0.0, 0.86}, WallShape{200, 32, 16, 32, -2.0, 0.0},
+                      WallShape{333, 48, 24, 24, 2.0, 0.86}, WallShape{129, 16, 16, 0, 1.0, 0.86}));
 
 TEST(WallForward, OpenGatesAreVanillaAttention) {
     auto c = test::randomWallCase(150, 16, 8, 16, 7);

@@ -20,7 +20,7 @@ const char* kGrid = R"({"model": "ckpt/fox", "haystack": "h.txt", "easy": false,
    "answer_loss": 2.5, "needle": [500, 520], "trace": "cells/L1024_d50.h5"}
  ]})";
 
-uint8_t channel(uint32_t rgba, int i) {
+uint8_t colorChannel(uint32_t rgba, int i) {
     return static_cast<uint8_t>(rgba >> (8 * i));
 }
 }  // namespace
@@ -77,8 +77,8 @@ TEST(NeedleGrid, ColourRampMatchesHeatmapSvg) {
     EXPECT_EQ(needleColor(std::nan("")), needleColor(0));
     // Green rises monotonically along the ramp; alpha is opaque.
     for (double f = 0; f < 1; f += 0.125) {
-        EXPECT_LE(channel(needleColor(f), 1), channel(needleColor(f + 0.125), 1)) << f;
-        EXPECT_EQ(channel(needleColor(f), 3), 255);
+        EXPECT_LE(colorChannel(needleColor(f), 1), colorChannel(needleColor(f + 0.125), 1)) << f;
+        EXPECT_EQ(colorChannel(needleColor(f), 3), 255);
     }
     NeedleGridCell empty;
     EXPECT_DOUBLE_EQ(empty.fraction(), 0);  // no answer tokens: red, not NaN

@@ -17,31 +17,13 @@
 #include <QXmlStreamReader>
 
 #include "support/sample_trace.h"
+#include "support/temp_dir.h"
 
 namespace gatescope {
 namespace {
 
 const std::filesystem::path kReferences =
     std::filesystem::path(GATESCOPE_SOURCE_DIR) / "tests" / "data" / "figures";
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-struct Dir {
-    std::filesystem::path path;
-    Dir() {
-        std::random_device rd;
-        path = std::filesystem::path(GATESCOPE_BINARY_DIR) / "test-tmp" /
-               fmt::format("export-{}{}", rd(), rd());
-        std::filesystem::create_directories(path);
-    }
-    ~Dir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
 
 /// Runs `gatescope export TRACE ARGS --out OUT` with no display; returns the exit code.
 int exportFigure(const std::filesystem::path& trace, const std::string& args,
@@ -88,21 +70,22 @@ TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
     std::string args = c.args;
     if (args.find("{trace}") != std::string::npos)
         args.replace(args.find("{trace}"), 7, "'" + trace.string() + "'");
-    Dir dir;
-    const auto png = dir.path / "fig.png", png2 = dir.path / "fig2.png";
-    const auto svg = dir.path / "fig.svg", pdf = dir.path / "fig.pdf", pdf2 = dir.path / "fig2.pdf",
-               svg2 = dir.path / "fig2.svg";
-    ASSERT_EQ(exportFigure(trace, args + " --dpi 100", png), 0) << slurp(png.string() + ".err");
+    test::TempDir dir;
+    const auto png = dir.path() / "fig.png", png2 = dir.path() / "fig2.png";
+    const auto svg = dir.path() / "fig.svg", pdf = dir.path() / "fig.pdf",
+               pdf2 = dir.path() / "fig2.pdf", svg2 = dir.path() / "fig2.svg";
+    ASSERT_EQ(exportFigure(trace, args + " --dpi 100", png), 0)
+        << test::readFile(png.string() + ".err");
     ASSERT_EQ(exportFigure(trace, args + " --dpi 100", png2), 0);
-    ASSERT_EQ(exportFigure(trace, args, svg), 0) << slurp(svg.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, args, svg), 0) << test::readFile(svg.string() + ".err");
     ASSERT_EQ(exportFigure(trace, args, svg2), 0);
-    ASSERT_EQ(exportFigure(trace, args, pdf), 0) << slurp(pdf.string() + ".err");
+    ASSERT_EQ(exportFigure(trace, args, pdf), 0) << test::readFile(pdf.string() + ".err");
     ASSERT_EQ(exportFigure(trace, args, pdf2), 0);
 
     // Same figure, same bytes.
-    EXPECT_EQ(slurp(png), slurp(png2));
-    EXPECT_EQ(slurp(svg), slurp(svg2));
-    EXPECT_EQ(slurp(pdf), slurp(pdf2));
+    EXPECT_EQ(test::readFile(png), test::readFile(png2));
+    EXPECT_EQ(test::readFile(svg), test::readFile(svg2));
+    EXPECT_EQ(test::readFile(pdf), test::readFile(pdf2));
 
     // PNG: decodes at the size of the figure at 100 DPI, with the DPI recorded.
     QImage image(QString::fromStdString(png.string()));
@@ -111,14 +94,14 @@ TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
     EXPECT_EQ(image.height(), c.height);
     EXPECT_NEAR(image.dotsPerMeterX() * 0.0254, 100, 0.5);
     // A higher DPI scales the pixels.
-    const auto png200 = dir.path / "fig200.png";
+    const auto png200 = dir.path() / "fig200.png";
     ASSERT_EQ(exportFigure(trace, args + " --dpi 200", png200), 0);
     QImage big(QString::fromStdString(png200.string()));
     EXPECT_EQ(big.width(), 2 * c.width);
     EXPECT_NEAR(big.dotsPerMeterX() * 0.0254, 200, 0.5);
 
     // SVG: well-formed XML whose text elements hold the title (and token labels for maps).
-    const std::string svgText = slurp(svg);
+    const std::string svgText = test::readFile(svg);
     QXmlStreamReader xml(QByteArray::fromStdString(svgText));
     std::vector<std::string> texts;
     while (!xml.atEnd()) {
@@ -142,7 +125,7 @@ TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
     EXPECT_EQ(svgText.find("Generated with Qt"), std::string::npos);  // no generator stamp
 
     // PDF: one page, no creation time.
-    const std::string pdfText = slurp(pdf);
+    const std::string pdfText = test::readFile(pdf);
     ASSERT_EQ(pdfText.rfind("%PDF", 0), 0u);
     int pages = 0;
     for (size_t at = pdfText.find("/Type /Page"); at != std::string::npos;
@@ -176,34 +159,34 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ExportCommand, RejectsBadArguments) {
     const auto trace = sample::sampleTrace();
     ASSERT_FALSE(trace.empty());
-    Dir dir;
-    EXPECT_EQ(exportFigure(trace, "--figure nope", dir.path / "a.png"), 2);
-    EXPECT_EQ(exportFigure(trace, "--figure map", dir.path / "a.bmp"), 2);
-    EXPECT_EQ(exportFigure(trace, "--figure map --layer 9", dir.path / "a.png"), 2);
-    EXPECT_EQ(exportFigure(trace, "--figure map --range 5:3", dir.path / "a.png"), 2);
-    EXPECT_EQ(exportFigure(trace, "--figure compare", dir.path / "a.png"), 2);
-    EXPECT_FALSE(std::filesystem::exists(dir.path / "a.png"));
+    test::TempDir dir;
+    EXPECT_EQ(exportFigure(trace, "--figure nope", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map", dir.path() / "a.bmp"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --layer 9", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --range 5:3", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure compare", dir.path() / "a.png"), 2);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "a.png"));
 }
 
 TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
     // 6,000 tokens: past kExactLimit, so the whole map comes from a pyramid level whose cells
     // are coarser than a figure cell would be; every plot pixel must still be coloured.
-    Dir dir;
+    test::TempDir dir;
     {
         std::ifstream in(std::filesystem::path(GATESCOPE_SOURCE_DIR) / "resources" / "samples" /
                          "forgetting.txt");
         const std::string text{std::istreambuf_iterator<char>(in), {}};
-        std::ofstream out(dir.path / "long.txt");
+        std::ofstream out(dir.path() / "long.txt");
         std::string repeated;
         while (repeated.size() < 6000)
             repeated += text;
         out << repeated.substr(0, 6000);
     }
-    const auto trace = dir.path / "long.h5";
-    ASSERT_TRUE(sample::traceRandomFox(core::RandomFoxSpec{}, dir.path / "long.txt", trace));
-    const auto png = dir.path / "map.png";
+    const auto trace = dir.path() / "long.h5";
+    ASSERT_TRUE(sample::traceRandomFox(core::RandomFoxSpec{}, dir.path() / "long.txt", trace));
+    const auto png = dir.path() / "map.png";
     ASSERT_EQ(exportFigure(trace, "--figure map --layer 0 --head 3 --dpi 100", png), 0)
-        << slurp(png.string() + ".err");
+        << test::readFile(png.string() + ".err");
     QImage image(QString::fromStdString(png.string()));
     ASSERT_EQ(image.width(), 800);
     // The plot is [100, 635) x [50, 585) at 100 DPI; look inside its border.
@@ -217,14 +200,14 @@ TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
 TEST(ExportCommand, PerChannelRetentionHeatmapOfGsa) {
     const auto trace = sample::gsaTrace();
     if (trace.empty()) GTEST_SKIP() << "GSA fixture absent (../shared/fixtures)";
-    Dir dir;
-    const auto png = dir.path / "ret.png", svg = dir.path / "ret.svg";
+    test::TempDir dir;
+    const auto png = dir.path() / "ret.png", svg = dir.path() / "ret.svg";
     ASSERT_EQ(exportFigure(trace, "--figure retention --layer 0 --head 0 --dpi 100", png), 0)
-        << slurp(png.string() + ".err");
+        << test::readFile(png.string() + ".err");
     ASSERT_EQ(exportFigure(trace, "--figure retention --layer 0 --head 0", svg), 0);
     QImage image(QString::fromStdString(png.string()));
     ASSERT_EQ(image.width(), 900);
-    EXPECT_NE(slurp(svg).find("retention per channel"), std::string::npos);
+    EXPECT_NE(test::readFile(svg).find("retention per channel"), std::string::npos);
     // The heatmap fills the plot ([90, 700) x [50, 450) at 100 DPI): no white inside.
     int white = 0;
     for (int y = 53; y < 447; ++y)

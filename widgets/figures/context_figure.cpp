@@ -16,14 +16,14 @@ namespace gatescope::widgets {
 
 namespace {
 
-struct Panel {
+struct HorizonPanel {
     std::string title;
     core::Cells cells;  ///< rows: heads; cols: bins; NaN where a head has no such horizon
 };
 
 class ContextFigure final : public Figure {
 public:
-    ContextFigure(QSizeF size, std::string title, std::vector<Panel> panels,
+    ContextFigure(QSizeF size, std::string title, std::vector<HorizonPanel> panels,
                   std::vector<std::string> rowLabels, std::vector<double> loss, int64_t tokens,
                   ColorSettings colors, ValueRange range)
         : m_size(size),
@@ -106,7 +106,7 @@ private:
 
     QSizeF m_size;
     std::string m_title;
-    std::vector<Panel> m_panels;
+    std::vector<HorizonPanel> m_panels;
     std::vector<std::string> m_rows;
     std::vector<double> m_loss;
     int64_t m_tokens;
@@ -114,9 +114,9 @@ private:
     ValueRange m_range;
 };
 
-Panel panel(const std::vector<core::HeadContext>& heads, bool attention, std::string title,
-            std::size_t bins) {
-    Panel out{std::move(title), {}};
+HorizonPanel panel(const std::vector<core::HeadContext>& heads, bool attention, std::string title,
+                   std::size_t bins) {
+    HorizonPanel out{std::move(title), {}};
     out.cells.rows = static_cast<int64_t>(heads.size());
     out.cells.cols = static_cast<int64_t>(bins);
     for (const auto& h : heads) {
@@ -143,7 +143,7 @@ Result<std::unique_ptr<Figure>> makeContextFigure(const core::StatsReport& repor
                      trace.path,
                      {}};
     const std::size_t bins = trace.lossByBin.size();
-    std::vector<Panel> panels;
+    std::vector<HorizonPanel> panels;
     const bool anyGate = std::any_of(heads.begin(), heads.end(), [](auto& h) { return h.gate; });
     const bool anyAttention =
         std::any_of(heads.begin(), heads.end(), [](auto& h) { return h.attention; });

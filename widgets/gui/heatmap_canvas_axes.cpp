@@ -11,8 +11,6 @@
 namespace gatescope::widgets {
 
 namespace {
-constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
-constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
 constexpr ImU32 kTick = IM_COL32(200, 200, 200, 200);
 /// Ticks at least this far apart (pixels), so their numbers never overlap.
 constexpr double kTickSpacing = 90;

@@ -13,8 +13,6 @@
 namespace gatescope::widgets {
 
 namespace {
-constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
-constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
 constexpr float kBarWidth = 14, kLabelGap = 3, kBarMargin = 6;
 }  // namespace
 

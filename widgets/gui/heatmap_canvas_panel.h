@@ -24,6 +24,10 @@
 
 namespace gatescope::widgets {
 
+/// Colours of the text the canvas draws over the map (axes, readouts): light on a dark box.
+inline constexpr ImU32 kLabel = IM_COL32(230, 230, 230, 255);
+inline constexpr ImU32 kLabelBack = IM_COL32(20, 20, 24, 200);
+
 class HeatmapCanvasPanel final : public Panel {
 public:
     /// `session` must outlive the panel.

@@ -20,6 +20,7 @@
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QPlainTextEdit;
 
 namespace gatescope::widgets {
 
@@ -155,7 +156,7 @@ private:
     QMenu* m_viewMenu;
     QDockWidget* m_gridDock = nullptr;
     QDockWidget* m_messagesDock = nullptr;
-    class QPlainTextEdit* m_messages = nullptr;
+    QPlainTextEdit* m_messages = nullptr;
     std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
