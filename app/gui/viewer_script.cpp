@@ -69,11 +69,12 @@ bool ViewerScript::waitFor(const std::function<bool()>& done, int timeoutMs) {
 }
 
 void ViewerScript::frames(int count) {
-    // Every host on screen paints `count` more frames (hidden ones, e.g. a dock behind a tab,
-    // never paint).
+    // Every host on screen paints `count` more frames. Hidden ones (a dock behind a tab) and ones
+    // with nothing on screen (a dock restored at zero height) never paint.
+    QCoreApplication::processEvents();  // lay out what was just shown or raised
     std::vector<std::pair<ImGuiHost*, uint64_t>> targets;
     for (ImGuiHost* host : m_window.hosts()) {
-        if (!host->isVisible()) continue;
+        if (!host->isVisible() || host->visibleRegion().isEmpty()) continue;
         targets.emplace_back(host, host->frameCount() + static_cast<uint64_t>(count));
         host->requestFrames();
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "data/h5/object_header.h"
+#include "data/h5/raw_fields.h"
 #include "data/h5/string_values.h"
 #include "data/h5/vlen_descriptors.h"
 
@@ -15,13 +16,6 @@ namespace {
 constexpr unsigned kAttributeMessage = 0x000C;
 constexpr unsigned kSharedMessage = 0x02;  // the message's data is a reference to a shared one
 constexpr uint64_t kMaxElements = uint64_t{1} << 24;
-
-uint64_t little(const uint8_t* p, size_t bytes) {
-    uint64_t v = 0;
-    for (size_t b = bytes; b-- > 0;)
-        v = v << 8 | p[b];
-    return v;
-}
 
 size_t pad8(size_t n) {
     return (n + 7) / 8 * 8;
@@ -37,9 +31,9 @@ struct Layout {
 bool layoutOf(const std::vector<uint8_t>& m, Layout& l) {
     if (m.size() < 8) return false;
     const unsigned version = m[0];
-    l.nameSize = little(&m[2], 2);
-    l.typeSize = little(&m[4], 2);
-    l.spaceSize = little(&m[6], 2);
+    l.nameSize = littleEndian(&m[2], 2);
+    l.typeSize = littleEndian(&m[4], 2);
+    l.spaceSize = littleEndian(&m[6], 2);
     if (l.nameSize == 0) return false;
     if (version == 1) {
         l.name = 8;
@@ -57,33 +51,6 @@ bool layoutOf(const std::vector<uint8_t>& m, Layout& l) {
         return false;
     }
     return l.data <= m.size();
-}
-
-/// Elements of the dataspace message at [at, at + size); nullopt when it cannot be read.
-std::optional<uint64_t> elements(const std::vector<uint8_t>& m, size_t at, size_t size,
-                                 size_t lengthBytes) {
-    if (size < 4) return std::nullopt;
-    const unsigned version = m[at], rank = m[at + 1];
-    size_t dims = 0;
-    if (version == 1) {
-        if (rank == 0) return 1;  // scalar
-        dims = at + 8;
-    } else if (version == 2) {
-        const unsigned kind = m[at + 3];
-        if (kind == 0) return 1;  // scalar
-        if (kind == 2) return 0;  // null
-        dims = at + 4;
-    } else {
-        return std::nullopt;
-    }
-    if (dims + rank * lengthBytes > at + size) return std::nullopt;
-    uint64_t count = 1;
-    for (unsigned d = 0; d < rank; ++d) {
-        const uint64_t extent = little(&m[dims + d * lengthBytes], lengthBytes);
-        if (extent != 0 && count > kMaxElements / extent) return kMaxElements + 1;
-        count *= extent;
-    }
-    return count;
 }
 
 }  // namespace
@@ -113,16 +80,47 @@ Status checkAttributeMessages(const Object& owner) {
                                      "datatype and dataspace it declares (corrupt file?)",
                                      m.size()),
                          where.file, where.object};
+        if (m[l.name + l.nameSize - 1] != '\0')  // HDF5 copies the name with strdup
+            return Error{ErrorKind::Format,
+                         "an attribute's name does not end where its message says (corrupt "
+                         "file?)",
+                         where.file, where.object};
         std::string name(reinterpret_cast<const char*>(&m[l.name]), l.nameSize - 1);
         name = name.substr(0, name.find('\0'));
         const Location attribute{where.file, where.object + "@" + name};
+        if (!l.sharedType && !isPlainDatatype(&m[l.type], l.typeSize))
+            return Error{ErrorKind::Format,
+                         "the attribute's datatype is not an integer, float or string type "
+                         "(corrupt file?)",
+                         attribute.file, attribute.object};
         if (l.sharedType || l.typeSize < 8) continue;
-        const bool variableString = (m[l.type] & 0x0F) == 9 && (m[l.type + 1] & 0x0F) == 1;
-        if (!variableString) continue;
-        const size_t descriptor = descriptorBytes(offsets);
         const size_t stored = m.size() - l.data;
+        const uint64_t typeBytes = littleEndian(&m[l.type + 4], 4);
+        const bool variableString = (m[l.type] & 0x0F) == 9 && (m[l.type + 1] & 0x0F) == 1;
+        if (!variableString) {
+            // HDF5 copies elements x type size out of the stored values.
+            const auto values =
+                l.sharedSpace ? std::optional<uint64_t>(0)
+                              : dataspaceElements(m, l.space, l.spaceSize, lengths, kMaxElements);
+            if (!values || *values > kMaxElements || *values * typeBytes > stored)
+                return Error{ErrorKind::Format,
+                             fmt::format("the attribute's {} bytes of values do not hold what its "
+                                         "datatype and dataspace declare (corrupt file?)",
+                                         stored),
+                             attribute.file, attribute.object};
+            continue;
+        }
+        const size_t descriptor = descriptorBytes(offsets);
+        // HDF5 sizes the stored values by the datatype's size and converts them as descriptors.
+        if (typeBytes != descriptor)
+            return Error{ErrorKind::Format,
+                         fmt::format("the attribute's string type is {} bytes, not a {}-byte "
+                                     "descriptor (corrupt file?)",
+                                     typeBytes, descriptor),
+                         attribute.file, attribute.object};
         std::optional<uint64_t> count = stored / descriptor;
-        if (!l.sharedSpace) count = elements(m, l.space, l.spaceSize, lengths);
+        if (!l.sharedSpace)
+            count = dataspaceElements(m, l.space, l.spaceSize, lengths, kMaxElements);
         if (!count || *count > kMaxElements || *count * descriptor > stored)
             return Error{ErrorKind::Format,
                          fmt::format("the attribute's {} bytes of values do not hold the strings "

@@ -3,7 +3,10 @@
 #include <string>
 
 #include "data/h5/access.h"
+#include "data/h5/chunk_verify.h"
+#include "data/h5/dataset_header_check.h"
 #include "data/h5/file.h"
+#include "data/h5/filters.h"
 
 namespace gatescope::data::h5 {
 
@@ -47,6 +50,10 @@ Result<Dataset> Dataset::open(const Object& parent, std::string_view name) {
     if (info.type != H5O_TYPE_DATASET)
         return Error{ErrorKind::Shape, "expected a dataset, found another kind of object",
                      where.file, where.object};
+    const hid_t file = H5Iget_file_id(parent.id());
+    if (file < 0) return makeError(ErrorKind::Format, where, "cannot get the dataset's file");
+    Handle fileOwner(file, where);
+    if (auto header = checkDatasetHeader(file, info.addr, where); !header) return header.error();
     auto id = checkId(H5Dopen2(parent.id(), std::string(name).c_str(), datasetAccess()),
                       ErrorKind::Format, where, "cannot open dataset");
     if (!id) return id.error();
@@ -143,6 +150,11 @@ Status Dataset::writeRawChunk(const Dims& offset, const void* data, size_t bytes
 
 Status Dataset::read(const Type& memType, void* data) const {
     auto lock = lockLibrary();
+    auto dims = this->dims();
+    if (!dims) return dims.error();
+    auto chunkBytes = verifyChunks(id(), Dims(dims->size(), 0), *dims, where());
+    if (!chunkBytes) return chunkBytes.error();
+    ExpectedChunkBytes expected(*chunkBytes);
     return check(H5Dread(id(), memType.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
                  ErrorKind::Format, where(), "cannot read dataset (corrupt or truncated file?)");
 }
@@ -156,6 +168,9 @@ Status Dataset::readBlock(const Type& memType, void* data, const Dims& start,
     if (!rc) return rc;
     auto memSpace = Space::simple(count, where());
     if (!memSpace) return memSpace.error();
+    auto chunkBytes = verifyChunks(id(), start, count, where());
+    if (!chunkBytes) return chunkBytes.error();
+    ExpectedChunkBytes expected(*chunkBytes);
     return check(H5Dread(id(), memType.id(), memSpace->id(), fileSpace->id(), H5P_DEFAULT, data),
                  ErrorKind::Format, where(),
                  "cannot read dataset block (corrupt or truncated file?)");

@@ -10,6 +10,22 @@ size_t zstdFilter(unsigned, size_t, const unsigned[], size_t, size_t*, void**);
 size_t lz4Filter(unsigned, size_t, const unsigned[], size_t, size_t*, void**);
 }  // namespace detail
 
+namespace {
+thread_local uint64_t t_expectedChunkBytes = 0;
+}  // namespace
+
+ExpectedChunkBytes::ExpectedChunkBytes(uint64_t bytes) : m_previous(t_expectedChunkBytes) {
+    t_expectedChunkBytes = bytes;
+}
+
+ExpectedChunkBytes::~ExpectedChunkBytes() {
+    t_expectedChunkBytes = m_previous;
+}
+
+uint64_t ExpectedChunkBytes::current() {
+    return t_expectedChunkBytes;
+}
+
 Status registerCompressionFilters() {
     static const H5Z_class2_t zstd = {H5Z_CLASS_T_VERS,
                                       static_cast<H5Z_filter_t>(kZstdFilterId),

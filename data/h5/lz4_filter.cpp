@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "data/h5/filters.h"
+
 namespace gatescope::data::h5::detail {
 namespace {
 
@@ -32,6 +34,8 @@ size_t decode(size_t nbytes, size_t* bufSize, void** buf) {
     uint64_t total = loadBigEndian(in, 8);
     uint64_t blockBytes = loadBigEndian(in + 8, 4);
     if (total == 0 || blockBytes == 0 || total > (uint64_t{1} << 40)) return 0;
+    if (const uint64_t expected = ExpectedChunkBytes::current(); expected != 0 && total != expected)
+        return 0;  // a chunk of another size than its dataset's: refused before allocating
     if (blockBytes > total) blockBytes = total;
     auto* out = static_cast<char*>(H5allocate_memory(total, false));
     if (!out) return 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "data/h5/checked_driver.h"
+#include "data/h5/raw_fields.h"
 
 namespace gatescope::data::h5 {
 
@@ -14,13 +15,6 @@ namespace {
 constexpr size_t kMaxChunks = 4096;
 constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
 constexpr unsigned kContinuation = 0x0010;
-
-uint64_t little(const uint8_t* p, size_t bytes) {
-    uint64_t v = 0;
-    for (size_t b = bytes; b-- > 0;)
-        v = v << 8 | p[b];
-    return v;
-}
 
 struct Chunk {
     uint64_t address = 0, size = 0;
@@ -75,8 +69,8 @@ private:
             error = corrupt("an object header continuation message is truncated");
             return false;
         }
-        pending.push_back(
-            {little(m.data.data(), m_offsets), little(m.data.data() + m_offsets, m_lengths)});
+        pending.push_back({littleEndian(m.data.data(), m_offsets),
+                           littleEndian(m.data.data() + m_offsets, m_lengths)});
         return true;
     }
 
@@ -84,7 +78,7 @@ private:
         uint8_t prefix[16];
         if (!readCheckedBytes(m_file, address, sizeof prefix, prefix))
             return corrupt(fmt::format("the object header at {} is truncated", address));
-        std::vector<Chunk> pending = {{address + 16, little(prefix + 8, 4)}};
+        std::vector<Chunk> pending = {{address + 16, littleEndian(prefix + 8, 4)}};
         std::vector<RawMessage> messages;
         std::vector<uint8_t> bytes;
         Error error;
@@ -92,8 +86,8 @@ private:
             if (!load(pending[next], bytes, error)) return error;
             // Each message: type (2), size (2), flags (1), reserved (3), then `size` bytes.
             for (size_t at = 0; at + 8 <= bytes.size();) {
-                RawMessage m{unsigned(little(&bytes[at], 2)), bytes[at + 4], {}};
-                const size_t size = little(&bytes[at + 2], 2);
+                RawMessage m{unsigned(littleEndian(&bytes[at], 2)), bytes[at + 4], {}};
+                const size_t size = littleEndian(&bytes[at + 2], 2);
                 if (at + 8 + size > bytes.size())
                     return corrupt(
                         fmt::format("an object header message of {} bytes runs past "
@@ -121,7 +115,7 @@ private:
         // Chunk 0's messages follow the prefix; each chunk ends with a 4-byte checksum, and the
         // continuation chunks start with "OCHK".
         std::vector<Chunk> pending = {
-            {address + fixed + sizeBytes, little(prefix + fixed, sizeBytes)}};
+            {address + fixed + sizeBytes, littleEndian(prefix + fixed, sizeBytes)}};
         std::vector<RawMessage> messages;
         std::vector<uint8_t> bytes;
         Error error;
@@ -141,7 +135,7 @@ private:
             // A gap shorter than a message header may end the chunk.
             while (at + head <= end) {
                 RawMessage m{bytes[at], bytes[at + 3], {}};
-                const size_t size = little(&bytes[at + 1], 2);
+                const size_t size = littleEndian(&bytes[at + 1], 2);
                 if (at + head + size > end)
                     return corrupt(
                         fmt::format("an object header message of {} bytes runs past "

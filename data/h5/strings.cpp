@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "data/h5/checked_driver.h"
+#include "data/h5/chunk_verify.h"
+#include "data/h5/filters.h"
 #include "data/h5/string_values.h"
 #include "data/h5/vlen_descriptors.h"
 
@@ -19,18 +21,26 @@ namespace {
 // Each must also name an object of its global-heap collection with exactly that length: HDF5's
 // H5HG_read indexes the collection's object table with the stored index unchecked (a forged one
 // crashed it) and copies the object's own size into the buffer sized by the descriptor.
-// Compact and chunked string datasets (gatescope writes neither) are left to the reads' own
-// checks.
+// Compact and chunked string datasets (gatescope writes neither) are refused in files read
+// through the checking driver: their descriptors could not be checked before HDF5 trusts them.
 Status checkStoredLengths(const Dataset& dataset, size_t count, size_t maxTotal) {
     const Location& where = dataset.where();
-    const haddr_t offset = H5Dget_offset(dataset.id());
-    if (offset == HADDR_UNDEF) {
-        H5Eclear2(H5E_DEFAULT);
-        return Ok{};
-    }
     const hid_t file = H5Iget_file_id(dataset.id());
     if (file < 0) return makeError(ErrorKind::Format, where, "cannot get the dataset's file");
     Handle fileOwner(file, where);
+    const haddr_t offset = H5Dget_offset(dataset.id());
+    if (offset == HADDR_UNDEF) {
+        H5Eclear2(H5E_DEFAULT);
+        auto chunk = dataset.chunkDims();
+        if (!chunk) return chunk.error();
+        uint8_t first = 0;
+        if (!chunk->empty() && readCheckedBytes(file, 0, 1, &first))
+            return Error{ErrorKind::Format,
+                         "variable-length strings stored in chunks (gatescope stores them "
+                         "contiguous; corrupt file?)",
+                         where.file, where.object};
+        return Ok{};
+    }
     auto addressBytes = fileAddressBytes(file, where);
     if (!addressBytes) return addressBytes.error();
     if (*addressBytes == 0) return Ok{};
@@ -54,10 +64,13 @@ Result<std::vector<std::string>> readAll(const Dataset& dataset, size_t count, s
     if (stored->variable) {
         if (auto st = checkStoredLengths(dataset, count, maxTotal); !st) return st.error();
     }
+    auto chunkBytes = verifyChunks(dataset.id(), {0}, {count}, where);
+    if (!chunkBytes) return chunkBytes.error();
     const hid_t id = dataset.id();
     return readStringValues(
         *stored, count, maxTotal,
-        [id](hid_t memType, void* buffer) {
+        [id, bytes = *chunkBytes](hid_t memType, void* buffer) {
+            ExpectedChunkBytes expected(bytes);
             return H5Dread(id, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
         },
         where);

@@ -3,7 +3,10 @@
 #include <hdf5.h>
 #include <zstd.h>
 
+#include <cstdint>
 #include <cstring>
+
+#include "data/h5/filters.h"
 
 namespace gatescope::data::h5::detail {
 
@@ -12,10 +15,12 @@ size_t zstdFilter(unsigned flags, size_t cdCount, const unsigned cdValues[], siz
     if (flags & H5Z_FLAG_REVERSE) {
         unsigned long long size = ZSTD_getFrameContentSize(*buf, nbytes);
         if (size == ZSTD_CONTENTSIZE_ERROR) return 0;
+        const uint64_t expected = ExpectedChunkBytes::current();
+        if (expected != 0 && size != ZSTD_CONTENTSIZE_UNKNOWN && size != expected) return 0;
         if (size == ZSTD_CONTENTSIZE_UNKNOWN) {
             // Frames written by streaming encoders carry no size: decode by streaming.
             ZSTD_DStream* stream = ZSTD_createDStream();
-            size_t capacity = nbytes * 4 + 4096;
+            size_t capacity = expected != 0 ? expected : nbytes * 4 + 4096;
             auto* out = static_cast<char*>(H5allocate_memory(capacity, false));
             ZSTD_inBuffer in{*buf, nbytes, 0};
             ZSTD_outBuffer dst{out, capacity, 0};
@@ -25,13 +30,14 @@ size_t zstdFilter(unsigned flags, size_t cdCount, const unsigned cdValues[], siz
                 if (ZSTD_isError(rc)) break;
                 if (rc != 0 && in.pos == in.size && dst.pos < dst.size) break;  // truncated
                 if (dst.pos == dst.size) {
+                    if (expected != 0) break;  // more than the chunk holds
                     capacity *= 2;
                     out = static_cast<char*>(H5resize_memory(out, capacity));
                     dst = ZSTD_outBuffer{out, capacity, dst.pos};
                 }
             }
             ZSTD_freeDStream(stream);
-            if (!out || rc != 0) {
+            if (!out || rc != 0 || (expected != 0 && dst.pos != expected)) {
                 if (out) H5free_memory(out);
                 return 0;
             }
