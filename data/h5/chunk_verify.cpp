@@ -133,8 +133,11 @@ Result<uint64_t> verifyChunks(hid_t id, const Dims& start, const Dims& count,
                          where.file, where.object};
         const std::string key = fmt::format("{}:{}", fileNumber, address);
         if (address != HADDR_UNDEF && p.deflate && !verifiedChunks().count(key)) {
-            if (size == 0 || size > UINT32_MAX)
-                return makeError(ErrorKind::Format, where, "a chunk has an impossible size");
+            hsize_t fileSize = 0;
+            if (H5Fget_filesize(file, &fileSize) < 0 || size == 0 || size > fileSize ||
+                address > fileSize - size)
+                return makeError(ErrorKind::Format, where,
+                                 "a chunk has an impossible size or lies past the file's end");
             // The stored bytes as the checking driver holds them (HDF5's own direct chunk read
             // trusts the chunk index further than this lookup did).
             std::vector<uint8_t> raw(size);

@@ -32,6 +32,7 @@ inline std::optional<uint64_t> dataspaceElements(const std::vector<uint8_t>& m, 
         const unsigned kind = m[at + 3];
         if (kind == 0) return 1;  // scalar
         if (kind == 2) return 0;  // null
+        if (kind != 1) return std::nullopt;
         dims = at + 4;
     } else {
         return std::nullopt;
