@@ -2,6 +2,7 @@
 
 #include "data/h5/access.h"
 #include "data/h5/checked_driver.h"
+#include "data/h5/group_heap_check.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -121,7 +122,9 @@ Result<Group> Group::root(const File& file) {
     auto id = checkId(H5Gopen2(file.id(), "/", H5P_DEFAULT), ErrorKind::Format, where,
                       "cannot open root group");
     if (!id) return id.error();
-    return Group(Handle(*id, where));
+    Group root(Handle(*id, where));
+    if (auto heap = checkGroupHeap(root.id(), where); !heap) return heap.error();
+    return root;
 }
 
 Result<Group> Group::create(const Object& parent, std::string_view name) {
@@ -188,6 +191,7 @@ Result<std::vector<std::string>> Group::childNames() const {
 
 Result<bool> exists(const Object& parent, std::string_view path) {
     auto lock = lockLibrary();
+    if (auto heap = checkGroupHeap(parent.id(), parent.where()); !heap) return heap.error();
     std::string prefix;
     size_t start = 0;
     while (start <= path.size()) {
@@ -203,6 +207,18 @@ Result<bool> exists(const Object& parent, std::string_view path) {
             if (!found || !*found) return found;
             // Checked before the next component goes through it.
             if (auto hard = requireHardLink(parent.id(), prefix, where); !hard) return hard.error();
+            if (slash != std::string_view::npos) {  // the next component is looked up in it
+                H5O_info_t info;
+                if (H5Oget_info_by_name2(parent.id(), prefix.c_str(), &info, H5O_INFO_BASIC,
+                                         linkAccess()) < 0)
+                    return makeError(ErrorKind::Format, where, "cannot inspect object");
+                const hid_t file = H5Iget_file_id(parent.id());
+                if (file < 0) return makeError(ErrorKind::Format, where, "cannot get the file");
+                Handle fileOwner(file, where);
+                if (info.type == H5O_TYPE_GROUP)
+                    if (auto heap = checkGroupHeap(file, info.addr, where); !heap)
+                        return heap.error();
+            }
         }
         if (slash == std::string_view::npos) break;
         start = slash + 1;
