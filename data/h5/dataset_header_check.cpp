@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "data/h5/checked_driver.h"
+#include "data/h5/group_heap_check.h"
 #include "data/h5/object_header.h"
 #include "data/h5/raw_fields.h"
 #include "data/h5/vlen_descriptors.h"
@@ -67,12 +68,9 @@ struct Checker {
         if (used > 1024 || slots + used * slotBytes > m.size())
             return corrupt("its external file list runs past the message");
         const uint64_t heap = littleEndian(&m[8], offsets);
-        std::vector<uint8_t> header(8 + 2 * lengths + offsets);
-        if (!readCheckedBytes(file, heap, header.size(), header.data()) ||
-            std::memcmp(header.data(), "HEAP", 4) != 0)
-            return corrupt("the names of its external file list are not in a local heap");
-        const uint64_t dataSize = littleEndian(&header[8], lengths);
-        const uint64_t dataAddress = littleEndian(&header[8 + 2 * lengths], offsets);
+        const auto local = readLocalHeap(file, heap, offsets, lengths);
+        if (!local) return corrupt("the names of its external file list are not in a local heap");
+        const uint64_t dataSize = local->dataSize, dataAddress = local->dataAddress;
         if (dataSize == 0 || dataSize > (uint64_t{1} << 20))
             return corrupt("the local heap of its external file list has an impossible size");
         std::vector<uint8_t> data(dataSize);

@@ -17,6 +17,16 @@ namespace {
 constexpr unsigned kSymbolTable = 0x0011;
 }  // namespace
 
+std::optional<LocalHeap> readLocalHeap(hid_t file, uint64_t address, size_t offsets,
+                                       size_t lengths) {
+    std::vector<uint8_t> header(8 + 2 * lengths + offsets);
+    if (!readCheckedBytes(file, address, header.size(), header.data()) ||
+        std::memcmp(header.data(), "HEAP", 4) != 0)
+        return std::nullopt;
+    return LocalHeap{littleEndian(&header[8], lengths),
+                     littleEndian(&header[8 + 2 * lengths], offsets)};
+}
+
 Status checkGroupHeap(hid_t file, uint64_t address, const Location& where) {
     auto sizes = fileOffsetSizes(file, where);
     if (!sizes) return sizes.error();
@@ -36,12 +46,9 @@ Status checkGroupHeap(hid_t file, uint64_t address, const Location& where) {
         };
         if (m.size() < 2 * offsets) return corrupt("its symbol table message is cut short");
         const uint64_t heap = littleEndian(&m[offsets], offsets);
-        std::vector<uint8_t> header(8 + 2 * lengths + offsets);
-        if (!readCheckedBytes(file, heap, header.size(), header.data()) ||
-            std::memcmp(header.data(), "HEAP", 4) != 0)
-            return corrupt("its link names are not in a local heap");
-        const uint64_t size = littleEndian(&header[8], lengths);
-        const uint64_t data = littleEndian(&header[8 + 2 * lengths], offsets);
+        const auto local = readLocalHeap(file, heap, offsets, lengths);
+        if (!local) return corrupt("its link names are not in a local heap");
+        const uint64_t size = local->dataSize, data = local->dataAddress;
         if (size > fileSize || data > fileSize - size)
             return corrupt(
                 fmt::format("its local heap of {} bytes at {} lies past the end of the "
