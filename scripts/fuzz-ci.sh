@@ -52,14 +52,6 @@ for target in "${targets[@]}"; do
     log=build/fuzz/ci-artifacts/$target.log
     t0=$SECONDS
     if ! "build/fuzz/fuzz/${target}_fuzz" "${options[@]}" "$work" "${inputs[@]}" >"$log" 2>&1; then
-        # One open finding (docs/fuzzing.md, "Open"): HDF5 1.10's metadata cache can be driven to
-        # gigabytes by a forged trace. It is reported loudly, with its input, but does not fail
-        # the run until it is fixed; crashes, sanitizer reports and hangs always fail.
-        if [[ $target == trace_reader ]] && grep -q 'libFuzzer: out-of-memory' "$log" &&
-            grep -q 'in H5C_protect' "$log"; then
-            echo "fuzz-ci: trace_reader: OPEN FINDING (HDF5 metadata cache out of memory), input in $artifacts/" >&2
-            continue
-        fi
         echo "fuzz-ci: $target FAILED; input and log in $artifacts/, $log:" >&2
         grep -E -A25 '^==[0-9]+==ERROR|^SUMMARY|runtime error|deadly signal|timeout' "$log" | head -60 >&2
         exit 1

@@ -22,9 +22,10 @@ hid_t groupAccess();
 hid_t datasetAccess();
 
 /// Checks that the link `name` (a relative path under `parent` whose prefixes were checked
-/// already) is a hard link. Errors: Unsupported naming the kind of link (soft, external with its
-/// target file and object, user-defined), Format when HDF5 cannot read the link. The caller holds
-/// the library lock.
+/// already) is a hard link to an object header whose chunks lie inside the file (read raw, see
+/// object_header.h), before HDF5 loads that header. Errors: Unsupported naming the kind of link
+/// (soft, external with its target file and object, user-defined), Format when HDF5 cannot read
+/// the link or the header is not sound. The caller holds the library lock.
 Status requireHardLink(hid_t parent, const std::string& name, const Location& where);
 
 }  // namespace gatescope::data::h5

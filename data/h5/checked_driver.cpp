@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "data/h5/superblock_check.h"
+
 namespace gatescope::data::h5 {
 namespace {
 
@@ -67,6 +69,32 @@ void pushError(const std::string& message) {
              "%s", message.c_str());
 }
 
+// Bytes past the end of the file read as zeros, as with sec2.
+bool readBytes(CheckedFile* f, haddr_t addr, size_t size, uint8_t* out) {
+    if (size == 0) return true;  // `out` may be null
+    const size_t available =
+        addr >= f->eof ? 0 : static_cast<size_t>(std::min<haddr_t>(size, f->eof - addr));
+    if (f->image) {
+        // Only inside the image: an address past its end must not even be formed (UB).
+        if (available > 0) std::memcpy(out, f->image->data() + addr, available);
+    } else {
+        size_t done = 0;
+        while (done < available) {
+            const ssize_t n =
+                ::pread(f->fd, out + done, available - done, static_cast<off_t>(addr + done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                pushError(fmt::format("cannot read {} bytes at {}: {}", size, addr,
+                                      n < 0 ? std::strerror(errno) : "end of file"));
+                return false;
+            }
+            done += static_cast<size_t>(n);
+        }
+    }
+    std::memset(out + available, 0, size - available);
+    return true;
+}
+
 H5FD_t* open(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
     if (flags & (H5F_ACC_RDWR | H5F_ACC_TRUNC | H5F_ACC_CREAT)) {
         pushError("gatescope's checking driver is read-only");
@@ -91,6 +119,15 @@ H5FD_t* open(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
         file->eof = static_cast<haddr_t>(st.st_size);
     }
     (void)maxaddr;
+    CheckedFile* f = file.get();
+    const FileBytes inside = [f](uint64_t addr, size_t size, uint8_t* out) {
+        return addr <= f->eof && size <= f->eof - addr && readBytes(f, addr, size, out);
+    };
+    if (const std::string problem = superblockProblem(inside, f->eof); !problem.empty()) {
+        pushError(problem);
+        if (f->fd >= 0) ::close(f->fd);
+        return nullptr;
+    }
     return &file.release()->pub;
 }
 
@@ -128,31 +165,6 @@ haddr_t getEof(const H5FD_t* file, H5FD_mem_t) {
 herr_t getHandle(H5FD_t* file, hid_t, void** handle) {
     *handle = self(file);
     return 0;
-}
-
-// Bytes past the end of the file read as zeros, as with sec2.
-bool readBytes(CheckedFile* f, haddr_t addr, size_t size, uint8_t* out) {
-    const size_t available =
-        addr >= f->eof ? 0 : static_cast<size_t>(std::min<haddr_t>(size, f->eof - addr));
-    if (f->image) {
-        // Only inside the image: an address past its end must not even be formed (UB).
-        if (available > 0) std::memcpy(out, f->image->data() + addr, available);
-    } else {
-        size_t done = 0;
-        while (done < available) {
-            const ssize_t n =
-                ::pread(f->fd, out + done, available - done, static_cast<off_t>(addr + done));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                pushError(fmt::format("cannot read {} bytes at {}: {}", size, addr,
-                                      n < 0 ? std::strerror(errno) : "end of file"));
-                return false;
-            }
-            done += static_cast<size_t>(n);
-        }
-    }
-    std::memset(out + available, 0, size - available);
-    return true;
 }
 
 // Checks what HDF5 is about to parse as a global-heap collection: the whole collection when this

@@ -22,17 +22,15 @@ struct Chunk {
 
 class HeaderReader {
 public:
-    HeaderReader(hid_t file, size_t addressBytes, size_t lengthBytes, const Location& where)
+    HeaderReader(const FileBytes& file, size_t addressBytes, size_t lengthBytes,
+                 const Location& where)
         : m_file(file), m_offsets(addressBytes), m_lengths(lengthBytes), m_where(where) {}
 
-    Result<std::optional<std::vector<RawMessage>>> read(uint64_t address) {
+    Result<std::vector<RawMessage>> read(uint64_t address) {
         uint8_t prefix[4];
-        if (!readCheckedBytes(m_file, address, sizeof prefix, prefix)) {
-            if (!readCheckedBytes(m_file, 0, 1, prefix))  // another driver
-                return std::optional<std::vector<RawMessage>>();
+        if (!m_file(address, sizeof prefix, prefix))
             return corrupt(
                 fmt::format("the object header at {} lies past the end of the file", address));
-        }
         if (std::memcmp(prefix, "OHDR", 4) == 0) return readVersion2(address);
         if (prefix[0] == 1) return readVersion1(address);
         return corrupt(fmt::format("the object header at {} has unknown version {}", address,
@@ -46,13 +44,14 @@ private:
 
     /// The bytes of a chunk, bounded in number and size; false with `error` set when not sound.
     bool load(const Chunk& chunk, std::vector<uint8_t>& bytes, Error& error) {
-        m_total += chunk.size;
-        if (++m_chunks > kMaxChunks || m_total > kMaxHeaderBytes) {
+        // Compared before adding: a forged size near 2^64 would wrap the sum.
+        if (++m_chunks > kMaxChunks || chunk.size > kMaxHeaderBytes - m_total) {
             error = corrupt("an object header has too many or too large chunks");
             return false;
         }
+        m_total += chunk.size;
         bytes.resize(chunk.size);
-        if (!readCheckedBytes(m_file, chunk.address, chunk.size, bytes.data())) {
+        if (!m_file(chunk.address, chunk.size, bytes.data())) {
             error =
                 corrupt(fmt::format("an object header chunk at {} ({} bytes) runs past the "
                                     "end of the file",
@@ -74,9 +73,9 @@ private:
         return true;
     }
 
-    Result<std::optional<std::vector<RawMessage>>> readVersion1(uint64_t address) {
+    Result<std::vector<RawMessage>> readVersion1(uint64_t address) {
         uint8_t prefix[16];
-        if (!readCheckedBytes(m_file, address, sizeof prefix, prefix))
+        if (!m_file(address, sizeof prefix, prefix))
             return corrupt(fmt::format("the object header at {} is truncated", address));
         std::vector<Chunk> pending = {{address + 16, littleEndian(prefix + 8, 4)}};
         std::vector<RawMessage> messages;
@@ -99,17 +98,17 @@ private:
                 at += 8 + size;
             }
         }
-        return std::optional<std::vector<RawMessage>>(std::move(messages));
+        return messages;
     }
 
-    Result<std::optional<std::vector<RawMessage>>> readVersion2(uint64_t address) {
+    Result<std::vector<RawMessage>> readVersion2(uint64_t address) {
         uint8_t prefix[6 + 16 + 4 + 8];
-        if (!readCheckedBytes(m_file, address, 6, prefix))
+        if (!m_file(address, 6, prefix))
             return corrupt(fmt::format("the object header at {} is truncated", address));
         const unsigned flags = prefix[5];
         const size_t sizeBytes = size_t{1} << (flags & 3);
         const size_t fixed = 6 + ((flags & 0x20) ? 16 : 0) + ((flags & 0x10) ? 4 : 0);
-        if (!readCheckedBytes(m_file, address, fixed + sizeBytes, prefix))
+        if (!m_file(address, fixed + sizeBytes, prefix))
             return corrupt(fmt::format("the object header at {} is truncated", address));
         const bool order = flags & 0x04;  // messages carry a 2-byte creation order
         // Chunk 0's messages follow the prefix; each chunk ends with a 4-byte checksum, and the
@@ -147,10 +146,10 @@ private:
                 at += head + size;
             }
         }
-        return std::optional<std::vector<RawMessage>>(std::move(messages));
+        return messages;
     }
 
-    hid_t m_file;
+    const FileBytes& m_file;
     size_t m_offsets, m_lengths;
     const Location& m_where;
     size_t m_chunks = 0;
@@ -159,11 +158,25 @@ private:
 
 }  // namespace
 
+Result<std::vector<RawMessage>> readObjectHeader(const FileBytes& file, uint64_t address,
+                                                 size_t addressBytes, size_t lengthBytes,
+                                                 const Location& where) {
+    return HeaderReader(file, addressBytes, lengthBytes, where).read(address);
+}
+
 Result<std::optional<std::vector<RawMessage>>> readObjectHeader(hid_t file, uint64_t address,
                                                                 size_t addressBytes,
                                                                 size_t lengthBytes,
                                                                 const Location& where) {
-    return HeaderReader(file, addressBytes, lengthBytes, where).read(address);
+    uint8_t first;
+    if (!readCheckedBytes(file, 0, 1, &first))  // another driver
+        return std::optional<std::vector<RawMessage>>();
+    const FileBytes bytes = [file](uint64_t at, size_t size, uint8_t* out) {
+        return readCheckedBytes(file, at, size, out);
+    };
+    auto messages = readObjectHeader(bytes, address, addressBytes, lengthBytes, where);
+    if (!messages) return messages.error();
+    return std::optional<std::vector<RawMessage>>(std::move(*messages));
 }
 
 }  // namespace gatescope::data::h5

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,16 @@ struct RawMessage {
     unsigned flags = 0;         ///< bit 1: shared (the data is a reference, not the message)
     std::vector<uint8_t> data;  ///< the message's own bytes
 };
+
+/// Reads `size` bytes at file address `address` into `out`; false when they are not all inside
+/// the file.
+using FileBytes = std::function<bool(uint64_t address, size_t size, uint8_t* out)>;
+
+/// The messages of the object header at `address` of the file `bytes` reads, in file order.
+/// Errors as below.
+Result<std::vector<RawMessage>> readObjectHeader(const FileBytes& bytes, uint64_t address,
+                                                 size_t addressBytes, size_t lengthBytes,
+                                                 const Location& where);
 
 /// The messages of the object header at `address` of `file` (version 1, or version 2 with its
 /// "OHDR"/"OCHK" chunks), in file order. nullopt when `file` is not read through the checking

@@ -50,7 +50,9 @@ inline std::optional<uint64_t> dataspaceElements(const std::vector<uint8_t>& m, 
 /// Whether the datatype message of `size` bytes at `p` is of a class gatescope writes, whole:
 /// integer, float, string, or a variable-length sequence or string of one of those. HDF5 1.10
 /// decodes the member names of compound and enum types with strdup, trusting them to end inside
-/// the message; such types are refused before HDF5 sees them.
+/// the message; such types are refused before HDF5 sees them. A variable-length string's base
+/// type must be one byte: HDF5 converts a stored string into a buffer of its length times that
+/// size (a forged base of 240 bytes asked for 64 GB).
 inline bool isPlainDatatype(const uint8_t* p, size_t size) {
     if (size < 8) return false;
     switch (p[0] & 0x0F) {
@@ -61,7 +63,9 @@ inline bool isPlainDatatype(const uint8_t* p, size_t size) {
         case 3:  // string
             return true;
         case 9:  // variable-length: its base type follows
-            return size >= 16 && (p[8] & 0x0F) != 9 && isPlainDatatype(p + 8, size - 8);
+            if (size < 16 || (p[8] & 0x0F) == 9) return false;
+            if ((p[1] & 0x0F) == 1 && littleEndian(p + 12, 4) != 1) return false;  // a string
+            return isPlainDatatype(p + 8, size - 8);
         default:
             return false;
     }
