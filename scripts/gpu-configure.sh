@@ -13,9 +13,10 @@ fixtures=${3:-}
 export PATH=/usr/local/cuda/bin:$PATH TORCH_CUDA_ARCH_LIST=9.0
 # /opt/gcc's g++ (first on PATH there) links its libstdc++ statically, while PyTorch's LibTorch
 # uses the system's shared libstdc++.so.6: two C++ runtimes in one process made every thrown
-# exception (and so most engine_tests) crash. Linking the shared one first makes it the only one.
+# exception (and so most engine_tests) crash. Linking the shared one first makes it the only one,
+# in the executables and in the modules (libgatescope_engine.so, which the executable loads).
 stdcxx=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/{print $NF; exit}')
-if [[ -n $stdcxx && -f $build/build.ninja ]] && ! grep -q "$stdcxx" "$build/CMakeCache.txt"; then
+if [[ -n $stdcxx && -f $build/build.ninja ]] && ! grep -q "MODULE_LINKER_FLAGS.*$stdcxx" "$build/CMakeCache.txt"; then
     rm -f "$build/build.ninja"  # configured before this fix: configure again (a relink only)
 fi
 if [[ ! -f $build/build.ninja ]]; then
@@ -24,6 +25,8 @@ if [[ ! -f $build/build.ninja ]]; then
         -DGATESCOPE_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$torch_prefix" \
         ${fixtures:+-DGATESCOPE_FIXTURES_DIR="$fixtures"} \
         ${stdcxx:+-DCMAKE_EXE_LINKER_FLAGS="-Wl,--no-as-needed $stdcxx -Wl,--as-needed"} \
+        ${stdcxx:+-DCMAKE_MODULE_LINKER_FLAGS="-Wl,--no-as-needed $stdcxx -Wl,--as-needed"} \
+        ${stdcxx:+-DCMAKE_SHARED_LINKER_FLAGS="-Wl,--no-as-needed $stdcxx -Wl,--as-needed"} \
         -DCMAKE_CXX_FLAGS="-DFMT_HEADER_ONLY=1 -DOMPI_SKIP_MPICXX=1" >"$logs/configure.log" 2>&1 ||
         { tail -40 "$logs/configure.log"; exit 1; }
 fi

@@ -16,10 +16,9 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/mpi_session.h"
 #include "app/cli/report.h"
+#include "app/engine_module.h"
 #include "core/batch/batch_join.h"
 #include "core/batch/launch_environment.h"
-#include "engine/jobs/batch_runner.h"
-#include "engine/nn/device_check.h"
 
 namespace gatescope::app {
 
@@ -90,7 +89,9 @@ public:
                 id = fmt::format("{}-{}-{}", worker.host, ::getpid(), std::time(nullptr));
             worker.launchId = mpi ? mpi->shareLaunchId(id) : id;
         }
-        const int visible = recipe->trace.device == "cuda" ? core::visibleCudaDevices() : 0;
+        auto engine = loadEngine();
+        if (!engine) return reportError(engine.error());
+        const int visible = recipe->trace.device == "cuda" ? (*engine)->visibleCudaDevices() : 0;
         auto device =
             core::assignDevice(recipe->trace.device, recipe->devices, launch.localRank, visible);
         if (!device) {
@@ -100,7 +101,7 @@ public:
         }
         worker.device = *device;
         // Fail once, up front, rather than in every run; and name the GPU this process takes.
-        auto described = core::checkDevice(worker.device);
+        auto described = (*engine)->checkDevice(worker.device);
         if (!described) return reportError(described.error());
 
         const std::string who =
@@ -118,7 +119,7 @@ public:
                        "gatescope: {}: the launcher gives no job id to share a queue: each rank "
                        "takes a static share balanced by cost\n",
                        who);
-        auto outcome = core::runShard(
+        auto outcome = (*engine)->runShard(
             *recipe, plan, worker,
             [&](const core::BatchProgress& p) {
                 if (p.state == "running") return;

@@ -15,9 +15,9 @@
 #include "app/cli/offscreen_figures.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "app/engine_module.h"
 #include "core/analysis/compare.h"
 #include "data/common/atomic_file.h"
-#include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
 
@@ -87,11 +87,13 @@ private:
         request.input.path = m_text;
         if (m_tokens > 0) request.input.end = m_tokens;
         request.out = out / (model.filename().string() + ".h5");
+        auto engine = loadEngine();
+        if (!engine) return engine.error();
         ProgressReporter bar("tok");
-        auto outcome = core::runTraceJob(
+        auto outcome = (*engine)->runTraceJob(
             request,
             [&](const core::TraceProgress& p) { bar.update(p.fraction, p.stage, p.tokens); },
-            &installInterruptFlag());
+            &installInterruptFlag(), nullptr);
         bar.finish();
         if (!outcome) return outcome.error();
         fmt::print("traced {} with {} ({} tokens) in {:.1f}s: {}\n", m_text, model.string(),

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/interrupt.h"
+#include "app/engine_module.h"
 #include "data/common/atomic_file.h"
 #include "data/trace/trace_reader.h"
-#include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
 
@@ -41,7 +41,9 @@ Result<DemoIntervention> runDemoIntervention(const std::filesystem::path& model,
     if (!items) return items.error();
     request.interventions = std::move(*items);
     DemoIntervention result;
-    auto outcome = core::runTraceJob(request, {}, &installInterruptFlag());
+    auto engine = loadEngine();
+    if (!engine) return engine.error();
+    auto outcome = (*engine)->runTraceJob(request, {}, &installInterruptFlag(), nullptr);
     if (!outcome) {
         if (outcome.error().kind != ErrorKind::Usage) return outcome.error();
         result.note = outcome.error().describe();  // e.g. model A has no forget gate

@@ -7,9 +7,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/report.h"
+#include "app/engine_module.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
-#include "engine/jobs/niah.h"
 
 namespace gatescope::app {
 
@@ -66,7 +66,9 @@ public:
         m_options.lengths = *lengths;
         m_options.depths = *depths;
         m_options.trace.storePyramids = !m_noPyramids;
-        auto cells = core::runNiah(
+        auto engine = loadEngine();
+        if (!engine) return reportError(engine.error());
+        auto cells = (*engine)->runNiah(
             m_options,
             [](int done, int total) {
                 fmt::print(stderr, "gatescope: niah: {}/{} cells\n", done, total);

@@ -6,10 +6,10 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "app/engine_module.h"
 #include "core/input/list_syntax.h"
 #include "core/trace/thread_limit.h"
 #include "data/common/compression.h"
-#include "engine/trace/trace_job.h"
 
 namespace gatescope::app {
 
@@ -70,11 +70,13 @@ public:
     int run() override {
         if (auto st = finishRequest(); !st) return reportError(st.error());
         const auto& interrupted = installInterruptFlag();
+        auto engine = loadEngine();
+        if (!engine) return reportError(engine.error());
         ProgressReporter bar("tok");
-        auto outcome = core::runTraceJob(
+        auto outcome = (*engine)->runTraceJob(
             m_request,
             [&](const core::TraceProgress& p) { bar.update(p.fraction, p.stage, p.tokens); },
-            &interrupted);
+            &interrupted, nullptr);
         bar.finish();
         if (!outcome) return reportError(outcome.error());
         const double rate = outcome->seconds > 0 ? outcome->tokens / outcome->seconds : 0;

@@ -10,8 +10,8 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/progress_reporter.h"
 #include "app/cli/report.h"
+#include "app/engine_module.h"
 #include "core/trace/thread_limit.h"
-#include "engine/train/trainer.h"
 
 namespace gatescope::app {
 
@@ -64,9 +64,11 @@ public:
             return reportError(Error{ErrorKind::Usage, st.error().message, {}, "--threads"});
         m_options.maxCorpusBytes = m_maxCorpusMb << 20;
         m_options.command = reproducingCommand();
+        auto engine = loadEngine();
+        if (!engine) return reportError(engine.error());
         ProgressReporter bar("tok");
         double heldOut = -1;
-        auto summary = core::train::runTraining(
+        auto summary = (*engine)->runTraining(
             m_options,
             [&](const core::train::TrainProgress& p) {
                 heldOut = p.heldOutLoss;

@@ -6,8 +6,8 @@
 #include <QSurfaceFormat>
 #include <QTimer>
 
+#include "app/engine_module.h"
 #include "app/gui/viewer_script.h"
-#include "engine/trace/trace_job.h"
 #include "widgets/gui/main_window.h"
 
 namespace gatescope::app {
@@ -37,8 +37,10 @@ int runViewer(int argc, char** argv, const ViewerOptions& options) {
     // The viewer's File > Run Model runs the engine's trace job (widgets/ links no model code).
     widgets::MainWindow window([](const core::TraceRequest& request,
                                   const core::TraceProgressFn& progress,
-                                  const std::atomic<bool>* cancel) {
-        return core::runTraceJob(request, progress, cancel);
+                                  const std::atomic<bool>* cancel) -> Result<core::TraceOutcome> {
+        auto engine = loadEngine();
+        if (!engine) return engine.error();
+        return (*engine)->runTraceJob(request, progress, cancel, nullptr);
     });
     window.show();
     std::unique_ptr<ViewerScript> script;
