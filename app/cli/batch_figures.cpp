@@ -23,7 +23,8 @@ widgets::FigureOptions figureOptions(const core::BatchFigure& f) {
     o.kind = widgets::parseFigureKind(f.kind).value_or(widgets::FigureKind::Map);
     o.layer = f.layer;
     o.head = f.head;
-    o.map = f.map;
+    o.map =
+        f.map == kernels::MapKind::Decay ? widgets::MapView::Decay : widgets::MapView::Attention;
     o.begin = f.begin;
     o.end = f.end.value_or(-1);
     return o;

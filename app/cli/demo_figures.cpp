@@ -73,7 +73,7 @@ Result<std::vector<std::filesystem::path>> writeDemoFigures(const std::filesyste
         options.layer = layer;
         options.head = head;
         if (job.kind == FigureKind::Map || job.kind == FigureKind::Compare)
-            options.colormap = widgets::ColormapKind::Magma;
+            options.colors.colormap = widgets::ColormapKind::Magma;
         if (job.kind == FigureKind::Map) {
             // The first 1024 tokens, cell by cell: across the samples' 512-byte training length,
             // where the Transformer starts to differ; the compare panel shows the whole text.

@@ -60,7 +60,8 @@ public:
                        "folders' names)")
             ->delimiter(',')
             ->check(CLI::NonNegativeNumber);
-        sub.add_option("--map", m_map, "attention or decay")->capture_default_str();
+        sub.add_option("--map", m_map, "attention, decay or product (attention x decay)")
+            ->capture_default_str();
         sub.add_option("--layer", m_layer, "Layer")
             ->capture_default_str()
             ->check(CLI::Range(0, data::kMaxLayers - 1));
@@ -71,6 +72,14 @@ public:
         sub.add_option("--compare", m_compare, "Second trace (B) of the compare figure");
         sub.add_option("--colormap", m_colormap, "viridis, magma, cividis or diverging")
             ->capture_default_str();
+        sub.add_option("--scale", m_scale,
+                       "Colour scale of map, compare, grid: linear, log or gamma")
+            ->capture_default_str();
+        sub.add_option("--gamma", m_gamma, "Exponent of --scale gamma")
+            ->capture_default_str()
+            ->check(finiteRange(0.01, 100));
+        sub.add_option("--value-range", m_valueRange,
+                       "Values the colormap spans, LO:HI (default: from the figure's cells)");
         sub.add_option("--dpi", m_dpi, "PNG resolution (dots per inch)")
             ->capture_default_str()
             ->check(CLI::Range(kMinDpi, kMaxDpi));
@@ -87,7 +96,8 @@ private:
     std::vector<std::string> m_traces;
     core::StatsOptions m_analysis;
     std::string m_figure = "map", m_map = "attention", m_range, m_compare, m_colormap = "viridis",
-                m_out;
+                m_scale = "linear", m_valueRange, m_out;
+    double m_gamma = 0.5;
     int m_layer = 0, m_head = 0, m_dpi = 150;
     double m_width = 0, m_height = 0;
 };
@@ -105,13 +115,23 @@ int ExportCommand::run() {
         return usageError(
             "--figure must be map, grid, retention, loss, compare, context or series");
     o.kind = *kind;
-    const auto map = kernels::parseMapKind(m_map);
-    if (!map || *map == kernels::MapKind::Logit)
-        return usageError("--map must be attention or decay");
+    const auto map = parseMapView(m_map);
+    if (!map) return usageError("--map must be attention, decay or product");
     o.map = *map;
+    o.colors.gamma = m_gamma;
     const auto colormap = parseColormap(m_colormap);
     if (!colormap) return usageError("--colormap must be viridis, magma, cividis or diverging");
-    o.colormap = *colormap;
+    o.colors.colormap = *colormap;
+    const auto scale = parseScale(m_scale);
+    if (!scale) return usageError("--scale must be linear, log or gamma");
+    o.colors.scale = *scale;
+    if (!m_valueRange.empty()) {
+        auto values = parseValueRange(m_valueRange, o.colors.scale);
+        if (!values) return reportError(values.error());
+        o.colors.autoRange = false;
+        o.colors.fixedLo = values->lo;
+        o.colors.fixedHi = values->hi;
+    }
     o.layer = m_layer;
     o.head = m_head;
     o.width = m_width;

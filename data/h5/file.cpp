@@ -176,6 +176,8 @@ herr_t collectName(hid_t, const char* name, const H5L_info_t* info, void* out) {
 
 Result<std::vector<std::string>> Group::childNames() const {
     auto lock = lockLibrary();
+    // HDF5 reads every name of a listing from the group's local heap.
+    if (auto heap = checkGroupHeap(id(), where()); !heap) return heap.error();
     Children children;
     auto rc = check(H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &children),
                     ErrorKind::Format, where(), "cannot list group members");

@@ -45,12 +45,12 @@ Result<std::string> exportFigure(const py::dict& o) {
     const auto kind = parseFigureKind(o["figure"].cast<std::string>());
     if (!kind) return usage("figure must be map, grid, retention, loss or compare");
     f.kind = *kind;
-    const auto map = kernels::parseMapKind(o["map"].cast<std::string>());
-    if (!map || *map == kernels::MapKind::Logit) return usage("map must be attention or decay");
+    const auto map = parseMapView(o["map"].cast<std::string>());
+    if (!map) return usage("map must be attention, decay or product");
     f.map = *map;
     const auto colormap = parseColormap(o["colormap"].cast<std::string>());
     if (!colormap) return usage("colormap must be viridis, magma, cividis or diverging");
-    f.colormap = *colormap;
+    f.colors.colormap = *colormap;
     f.layer = o["layer"].cast<int>();
     f.head = o["head"].cast<int>();
     f.begin = o["begin"].cast<int64_t>();

@@ -147,13 +147,17 @@ TEST_P(ExportFigure, FilesOpenAreDeterministicAndMatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kinds, ExportFigure,
-    ::testing::Values(
-        Case{"map", "--figure map --layer 1 --head 2 --range 0:24", 800, 680},
-        Case{"map_full", "--figure map --map decay --layer 0 --head 3", 800, 680},
-        Case{"grid", "--figure grid", 742, 380},
-        Case{"retention", "--figure retention --layer 0 --head 1 --range 0:300", 900, 520},
-        Case{"loss", "--figure loss", 900, 420},
-        Case{"compare", "--figure compare --compare {trace} --range 0:24", 1500, 500}),
+    ::testing::Values(Case{"map", "--figure map --layer 1 --head 2 --range 0:24", 800, 680},
+                      Case{"map_full", "--figure map --map decay --layer 0 --head 3", 800, 680},
+                      Case{"grid", "--figure grid", 742, 380},
+                      Case{"retention", "--figure retention --layer 0 --head 1 --range 0:300", 900,
+                           520},
+                      Case{"loss", "--figure loss", 900, 420},
+                      Case{"compare", "--figure compare --compare {trace} --range 0:24", 1500, 500},
+                      Case{"map_product_log",
+                           "--figure map --map product --scale log --layer 1 --head 2 "
+                           "--range 0:48",
+                           800, 680}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(ExportCommand, RejectsBadArguments) {
@@ -189,12 +193,57 @@ TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
         << test::readFile(png.string() + ".err");
     QImage image(QString::fromStdString(png.string()));
     ASSERT_EQ(image.width(), 800);
-    // The plot is [100, 635) x [50, 585) at 100 DPI; look inside its border.
-    int white = 0;
+    // The plot is [100, 635) x [50, 585) at 100 DPI; look inside its border, at and below the
+    // diagonal (the masked future above it is blank, as on screen).
+    int white = 0, blankAbove = 0, above = 0;
     for (int y = 53; y < 582; ++y)
-        for (int x = 103; x < 632; ++x)
-            if (image.pixel(x, y) == qRgb(255, 255, 255)) ++white;
+        for (int x = 103; x < 632; ++x) {
+            const bool isWhite = image.pixel(x, y) == qRgb(255, 255, 255);
+            if (x - 100 < y - 50 - 4) white += isWhite;
+            if (x - 100 > y - 50 + 8) {
+                ++above;
+                blankAbove += isWhite;
+            }
+        }
     EXPECT_EQ(white, 0);
+    EXPECT_EQ(blankAbove, above);
+}
+
+// What the viewer shows, from the CLI: the product map, a log scale, a fixed value range; the
+// colour bar says which. Bad values are usage errors that write nothing.
+TEST(ExportCommand, ScaleMapAndValueRangeAreTheViewersOwn) {
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty()) << "gatescope demo failed";
+    test::TempDir dir;
+    const auto svg = dir.path() / "product.svg";
+    ASSERT_EQ(exportFigure(trace,
+                           "--figure map --map product --scale log --value-range 1e-4:1 "
+                           "--layer 1 --head 2 --range 0:64",
+                           svg),
+              0)
+        << test::readFile(svg.string() + ".err");
+    const std::string text = test::readFile(svg);
+    EXPECT_NE(text.find("attention x decay"), std::string::npos);
+    EXPECT_NE(text.find(">log<"), std::string::npos) << "the bar's scale caption";
+    EXPECT_NE(text.find("0.0001"), std::string::npos) << "the bar's bottom label";
+
+    // Linear and log exports of the same map differ in colour, not in size.
+    const auto linear = dir.path() / "linear.png", log = dir.path() / "log.png";
+    const std::string map = "--figure map --layer 1 --head 2 --range 0:64 --dpi 100";
+    ASSERT_EQ(exportFigure(trace, map, linear), 0);
+    ASSERT_EQ(exportFigure(trace, map + " --scale log", log), 0);
+    const QImage a(QString::fromStdString(linear.string())),
+        b(QString::fromStdString(log.string()));
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_GT(meanAbsDiff(a, b), 0.01);
+
+    for (const char* bad :
+         {"--value-range 1:0", "--value-range 0:1 --scale log", "--value-range nan:1",
+          "--value-range 3", "--scale cubic", "--map logit", "--scale gamma --gamma 0"}) {
+        const auto out = dir.path() / "bad.png";
+        EXPECT_EQ(exportFigure(trace, std::string("--figure map ") + bad, out), 2) << bad;
+        EXPECT_FALSE(std::filesystem::exists(out)) << bad;
+    }
 }
 
 TEST(ExportCommand, PerChannelRetentionHeatmapOfGsa) {

@@ -131,33 +131,46 @@ TEST(QtWidgets, ExportDialogWritesTheSameFileAsTheCli) {
     auto doc = TraceDocument::open(path);
     ASSERT_TRUE(doc);
     QTemporaryDir dir;
-    FigureOptions base;
-    base.layer = 1;
-    base.head = 2;
-    base.begin = 0;
-    base.end = 24;
-    ExportDialog dialog(*doc, base);
-    const QString gui = dir.filePath("gui.svg"), cli = dir.filePath("cli.svg");
-    dialog.findChild<QComboBox*>("format")->setCurrentText("svg");
-    dialog.findChild<QLineEdit*>("path")->setText(gui);
-    ASSERT_TRUE(dialog.exportNow());
-    const std::string cmd = fmt::format(
-        "'{}' export '{}' --figure map --layer 1 --head 2 --range 0:24 --out '{}' >/dev/null "
-        "2>&1",
-        GATESCOPE_CLI, path.string(), cli.toStdString());
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    QFile a(gui), b(cli);
-    ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
-    const QByteArray bytes = a.readAll();
-    EXPECT_GT(bytes.size(), 1000);
-    const QByteArray other = b.readAll();
-    EXPECT_TRUE(bytes == other) << "one painter: the viewer's export should be the CLI's, byte "
-                                   "for byte; see test-tmp/export-gui.svg and export-cli.svg";
-    if (bytes != other) {
-        const QString keep = QStringLiteral(GATESCOPE_BINARY_DIR) + "/test-tmp/export-";
-        QFile::remove(keep + "gui.svg");
-        QFile::remove(keep + "cli.svg");
-        QFile::copy(gui, keep + "gui.svg");
-        QFile::copy(cli, keep + "cli.svg");
+    // The default view, and a view of the product map on a log scale with a fixed range (what
+    // the viewer hands the dialog when its range is automatic: the range on screen).
+    FigureOptions product;
+    product.map = MapView::Product;
+    product.colors.scale = ScaleKind::Log;
+    product.colors.autoRange = false;
+    product.colors.fixedLo = 1e-5;
+    product.colors.fixedHi = 0.5;
+    const std::pair<FigureOptions, std::string> views[] = {
+        {FigureOptions{}, ""}, {product, "--map product --scale log --value-range 1e-5:0.5"}};
+    for (const auto& [view, flags] : views) {
+        FigureOptions base = view;
+        base.layer = 1;
+        base.head = 2;
+        base.begin = 0;
+        base.end = 24;
+        ExportDialog dialog(*doc, base);
+        const QString gui = dir.filePath("gui.svg"), cli = dir.filePath("cli.svg");
+        dialog.findChild<QComboBox*>("format")->setCurrentText("svg");
+        dialog.findChild<QLineEdit*>("path")->setText(gui);
+        ASSERT_TRUE(dialog.exportNow());
+        const std::string cmd = fmt::format(
+            "'{}' export '{}' --figure map --layer 1 --head 2 --range 0:24 {} --out '{}' "
+            ">/dev/null 2>&1",
+            GATESCOPE_CLI, path.string(), flags, cli.toStdString());
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << flags;
+        QFile a(gui), b(cli);
+        ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const QByteArray bytes = a.readAll();
+        EXPECT_GT(bytes.size(), 1000);
+        const QByteArray other = b.readAll();
+        EXPECT_TRUE(bytes == other) << "one painter: the viewer's export should be the CLI's, "
+                                       "byte for byte ("
+                                    << flags << "); see test-tmp/export-gui.svg and export-cli.svg";
+        if (bytes != other) {
+            const QString keep = QStringLiteral(GATESCOPE_BINARY_DIR) + "/test-tmp/export-";
+            QFile::remove(keep + "gui.svg");
+            QFile::remove(keep + "cli.svg");
+            QFile::copy(gui, keep + "gui.svg");
+            QFile::copy(cli, keep + "cli.svg");
+        }
     }
 }

@@ -158,7 +158,7 @@ Result<std::unique_ptr<Figure>> makeContextFigure(const core::StatsReport& repor
     for (const auto& h : heads)
         rows.push_back(fmt::format("L{} H{}", h.layer, h.head));
     ColorSettings colors;
-    colors.colormap = o.colormap;
+    colors.colormap = o.colors.colormap;
     const ValueRange range{0, std::max(1.0, std::log2(1.0 + double(trace.nTokens)))};
     const double rowHeight = std::clamp(420.0 / double(heads.size()), 1.5, 14.0);
     const QSizeF size(o.width > 0 ? o.width : 420.0 * double(panels.size()) + 240,

@@ -19,7 +19,8 @@
 #include "data/common/result.h"
 #include "data/trace/trace_reader.h"
 #include "kernels/cpu/tile_source.h"
-#include "widgets/view/colormap.h"
+#include "widgets/view/color_scale.h"
+#include "widgets/view/tile_key.h"
 
 class QPainter;
 
@@ -38,14 +39,21 @@ std::optional<FigureFormat> formatFromPath(const std::filesystem::path& path);
 /// Ranges up to this many tokens are computed exactly; longer ones read pyramid tiles.
 using core::kExactLimit;
 
+/// What a figure shows and how, the same settings as the viewer's map: an export of the view is
+/// the view (map, colormap, scale, value range, token range).
 struct FigureOptions {
     FigureKind kind = FigureKind::Map;
-    kernels::MapKind map = kernels::MapKind::Attention;  ///< Attention or Decay
+    /// The map of Map, Compare and Grid; Product multiplies attention and decay cell by cell (of
+    /// max-pooled cells when the figure reads pyramid levels, as the viewer does).
+    MapView map = MapView::Attention;
     int layer = 0;
     int head = 0;
     int64_t begin = 0;  ///< token range [begin, end) of map, compare, retention and loss
     int64_t end = -1;   ///< -1: to the end of the sequence
-    ColormapKind colormap = ColormapKind::Viridis;
+    /// Colormap, scale (linear, log, gamma) and value range (automatic: from the figure's cells)
+    /// of Map, Compare and Grid; the other kinds use the colormap. Cells wholly in the masked
+    /// future (keys after every query of the cell) are blank, as on screen.
+    ColorSettings colors;
     double width = 0;   ///< figure units (1/100 inch); 0: the kind's default
     double height = 0;  ///< figure units; 0: the kind's default
 };

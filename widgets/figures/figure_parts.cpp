@@ -9,6 +9,7 @@
 #include <QPainter>
 
 #include "widgets/figures/figure.h"
+#include "widgets/view/color_bar.h"
 
 namespace gatescope::widgets::figures {
 
@@ -27,6 +28,42 @@ ValueRange cellRange(const Cells& cells, bool symmetric) {
     if (lo >= 0) lo = 0;
     if (hi <= lo) hi = lo + 1;
     return {lo, hi};
+}
+
+CellStats cellStats(const Cells& cells) {
+    CellStats s;
+    double minPositive = std::numeric_limits<double>::infinity();
+    for (float v : cells.values) {
+        if (!std::isfinite(v)) continue;
+        s.lo = s.any ? std::min(s.lo, double{v}) : v;
+        s.hi = s.any ? std::max(s.hi, double{v}) : v;
+        s.any = true;
+        if (v > 0) minPositive = std::min(minPositive, double{v});
+    }
+    s.minPositive = std::isfinite(minPositive) ? minPositive : 0;
+    return s;
+}
+
+CellStats merge(const CellStats& a, const CellStats& b) {
+    if (!a.any) return b;
+    if (!b.any) return a;
+    const double positive = a.minPositive > 0 && b.minPositive > 0
+                                ? std::min(a.minPositive, b.minPositive)
+                                : std::max(a.minPositive, b.minPositive);
+    return {std::min(a.lo, b.lo), std::max(a.hi, b.hi), positive, true};
+}
+
+ValueRange settingsRange(const ColorSettings& settings, const CellStats& stats) {
+    return stats.any ? resolveRange(settings, stats.lo, stats.hi, stats.minPositive)
+                     : resolveRange(settings, 0, 1, 0);
+}
+
+void blankFuture(Cells& cells) {
+    // Cell (r, c) covers queries [r, r + 1) x step and keys [c, c + 1) x step from `begin`.
+    for (int64_t r = 0; r < cells.rows; ++r)
+        for (int64_t c = r + 1; c < cells.cols; ++c)
+            cells.values[static_cast<size_t>(r * cells.cols + c)] =
+                std::numeric_limits<float>::quiet_NaN();
 }
 
 QFont figureFont(double pixels, bool bold) {
@@ -68,10 +105,11 @@ double niceStep(double span, int target) {
 
 void drawColorBar(QPainter& p, const QRectF& rect, const ColorSettings& settings,
                   const ValueRange& range, const std::string& label) {
+    // The viewer's bar (color_bar.h): linear in the value, or in its log for the log scale, so
+    // the ticks and the colours agree whatever the scale.
     QImage img(1, 256, QImage::Format_RGBA8888);
     for (int i = 0; i < 256; ++i) {
-        const double t = 1.0 - i / 255.0;
-        const double v = range.lo + t * (range.hi - range.lo);
+        const double v = colorBarValueAt(settings, range, 1.0 - (i + 0.5) / 256.0);
         reinterpret_cast<uint32_t*>(img.scanLine(i))[0] = colorOf(v, settings, range);
     }
     p.save();
@@ -81,16 +119,17 @@ void drawColorBar(QPainter& p, const QRectF& rect, const ColorSettings& settings
     p.setBrush(Qt::NoBrush);
     p.drawRect(rect);
     p.setFont(figureFont(11));
-    const double step = niceStep(range.hi - range.lo, 5);
-    for (double v = std::ceil(range.lo / step) * step; v <= range.hi + step * 1e-6; v += step) {
-        const double t = (v - range.lo) / (range.hi - range.lo);
-        const double y = rect.bottom() - t * rect.height();
+    for (const ColorBarTick& tick : colorBarTicks(settings, range)) {
+        const double y = rect.bottom() - tick.at * rect.height();
         p.drawLine(QPointF(rect.right(), y), QPointF(rect.right() + 4, y));
-        p.drawText(QRectF(rect.right() + 6, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::fromStdString(shortNumber(std::abs(v) < step * 1e-9 ? 0 : v)));
+        p.drawText(QRectF(rect.right() + 6, y - 8, 80, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   QString::fromStdString(tick.text));
     }
     p.drawText(QRectF(rect.left() - 2, rect.top() - 22, 120, 16), Qt::AlignLeft | Qt::AlignBottom,
                QString::fromStdString(label));
+    if (settings.scale != ScaleKind::Linear)
+        p.drawText(QRectF(rect.left() - 2, rect.bottom() + 4, 120, 16),
+                   Qt::AlignLeft | Qt::AlignTop, QString::fromStdString(colorBarCaption(settings)));
     p.restore();
 }
 

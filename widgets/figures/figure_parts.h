@@ -21,6 +21,21 @@ using core::Cells;
 /// The finite min and max of the cells ({0, 1} when none).
 ValueRange cellRange(const Cells& cells, bool symmetric);
 
+/// What the cells hold: finite min and max, smallest positive value (0 when none).
+struct CellStats {
+    double lo = 0, hi = 0, minPositive = 0;
+    bool any = false;
+};
+CellStats cellStats(const Cells& cells);
+/// Both together (compare figures share one range).
+CellStats merge(const CellStats& a, const CellStats& b);
+/// The range `settings` give these cells: fixed, or automatic as the viewer resolves it
+/// (color_scale.h resolveRange).
+ValueRange settingsRange(const ColorSettings& settings, const CellStats& stats);
+
+/// Blanks (NaN) the cells wholly in the masked future: keys after every query of the cell.
+void blankFuture(Cells& cells);
+
 /// DejaVu Sans at `pixels` figure units.
 QFont figureFont(double pixels, bool bold = false);
 

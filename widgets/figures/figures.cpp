@@ -67,6 +67,7 @@ QSizeF sizeOr(const FigureOptions& o, double w, double h) {
     return {o.width > 0 ? o.width : w, o.height > 0 ? o.height : h};
 }
 
+/// The colormap alone, linear and automatic: retention and loss figures.
 ColorSettings colorsOf(ColormapKind kind) {
     ColorSettings s;
     s.colormap = kind;
@@ -148,13 +149,18 @@ private:
 
 class GridFigure final : public Figure {
 public:
+    /// `shared`: one range for every head (a fixed range, or the log scale's); else each head
+    /// spans its own maximum.
     GridFigure(QSizeF size, std::string title, std::vector<std::vector<Cells>> maps,
-               std::vector<int> layers, ColorSettings colors, int64_t n)
+               std::vector<int> layers, ColorSettings colors, std::optional<ValueRange> shared,
+               std::string label, int64_t n)
         : m_size(size),
           m_title(std::move(title)),
           m_maps(std::move(maps)),
           m_layers(std::move(layers)),
           m_colors(colors),
+          m_shared(shared),
+          m_label(std::move(label)),
           m_n(n) {}
     QSizeF size() const override { return m_size; }
     std::string title() const override { return m_title; }
@@ -179,15 +185,18 @@ public:
             for (size_t h = 0; h < m_maps[static_cast<size_t>(r)].size(); ++h) {
                 const auto& cells = m_maps[static_cast<size_t>(r)][h];
                 const QRectF rect(left + static_cast<double>(h) * (cell + gap), y, cell, cell);
-                const auto range = figures::cellRange(cells, false);
-                figures::drawCells(p, rect, cells, m_colors, {0, range.hi});
+                figures::drawCells(p, rect, cells, m_colors, rangeOf(cells));
                 p.setPen(QPen(Qt::black, 0.6));
                 p.drawRect(rect);
             }
         }
         const double gridRight = left + cols * (cell + gap) - gap;
-        figures::drawColorBar(p, QRectF(gridRight + 20, top + 24, 12, 200), m_colors, {0, 1},
-                              "of own max");
+        if (m_shared)
+            figures::drawColorBar(p, QRectF(gridRight + 20, top + 24, 12, 200), m_colors, *m_shared,
+                                  m_label);
+        else
+            figures::drawColorBar(p, QRectF(gridRight + 20, top + 24, 12, 200), m_colors, {0, 1},
+                                  "of own max");
         p.setFont(figures::figureFont(11));
         p.drawText(QRectF(left, top + rows * (cell + gap), gridRight - left, 18), Qt::AlignLeft,
                    QString::fromStdString(fmt::format("each map: all {} tokens, queries down, "
@@ -201,7 +210,14 @@ private:
     std::vector<std::vector<Cells>> m_maps;
     std::vector<int> m_layers;
     ColorSettings m_colors;
+    std::optional<ValueRange> m_shared;
+    std::string m_label;
     int64_t m_n;
+
+    ValueRange rangeOf(const Cells& cells) const {
+        if (m_shared) return *m_shared;
+        return {0, std::max(figures::cellStats(cells).hi, 1e-30)};
+    }
 };
 
 /// A series drawn as a min-max band plus its mean per bin, over [begin, end) in `rect`.
@@ -377,15 +393,39 @@ Status checkHead(const data::TraceReader& reader, int layer, int head) {
     return Ok{};
 }
 
+/// The cells of `map` (a product of the two stored maps for Product), the future blanked.
+Result<Cells> viewCells(const data::TraceReader& reader, int layer, int head, MapView map,
+                        int64_t begin, int64_t end, int maxCells) {
+    const auto kind = map == MapView::Decay ? kernels::MapKind::Decay : kernels::MapKind::Attention;
+    auto cells = core::loadMapCells(reader, layer, head, kind, begin, end, maxCells);
+    if (!cells) return cells.error();
+    if (map == MapView::Product) {
+        auto decay =
+            core::loadMapCells(reader, layer, head, kernels::MapKind::Decay, begin, end, maxCells);
+        if (!decay) return decay.error();
+        if (decay->rows != cells->rows || decay->cols != cells->cols || decay->step != cells->step)
+            return Error{ErrorKind::Unsupported,
+                         fmt::format("layer {} stores attention and decay at different "
+                                     "resolutions; export attention and decay apart",
+                                     layer),
+                         reader.path(),
+                         {}};
+        for (size_t i = 0; i < cells->values.size(); ++i)
+            cells->values[i] *= decay->values[i];
+    }
+    figures::blankFuture(*cells);
+    return cells;
+}
+
 Result<MapPanel> mapPanel(const data::TraceReader& reader, const FigureOptions& o, int64_t begin,
                           int64_t end, int maxCells) {
     if (auto st = checkHead(reader, o.layer, o.head); !st) return st.error();
-    auto cells = core::loadMapCells(reader, o.layer, o.head, o.map, begin, end, maxCells);
+    auto cells = viewCells(reader, o.layer, o.head, o.map, begin, end, maxCells);
     if (!cells) return cells.error();
     MapPanel panel;
-    panel.colors = colorsOf(o.colormap);
-    panel.range = figures::cellRange(*cells, isDiverging(o.colormap));
-    panel.barLabel = kernels::toString(o.map);
+    panel.colors = o.colors;
+    panel.range = figures::settingsRange(o.colors, figures::cellStats(*cells));
+    panel.barLabel = toString(o.map);
     panel.cells = std::move(*cells);
     return panel;
 }
@@ -398,9 +438,7 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
     const int64_t begin = o.begin, end = o.end < 0 ? n : o.end;
     if (begin < 0 || end > n || begin >= end)
         return usage(fmt::format("range {}:{} is not within the trace's {} tokens", begin, end, n));
-    if (o.map != kernels::MapKind::Attention && o.map != kernels::MapKind::Decay)
-        return usage("--map must be attention or decay");
-    const std::string mapName = kernels::toString(o.map);
+    const std::string mapName = toString(o.map);
     const std::string rangeText = fmt::format("tokens {}-{}", begin, end - 1);
     switch (o.kind) {
         case FigureKind::Map: {
@@ -425,9 +463,10 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
             if (!a) return a.error();
             auto b = mapPanel(*other, o, begin, end, 400);
             if (!b) return b.error();
-            const ValueRange shared{std::min(a->range.lo, b->range.lo),
-                                    std::max(a->range.hi, b->range.hi)};
-            a->range = b->range = shared;
+            // One range for A and B, so that equal colours are equal values.
+            a->range = b->range = figures::settingsRange(
+                o.colors,
+                figures::merge(figures::cellStats(a->cells), figures::cellStats(b->cells)));
             MapPanel diff;
             diff.cells = a->cells;
             for (size_t i = 0; i < diff.cells.values.size(); ++i)
@@ -453,7 +492,7 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
             for (const auto& layer : reader.summary().layers) {
                 std::vector<Cells> row;
                 for (int h = 0; h < layer.header.nHeads; ++h) {
-                    auto cells = core::loadMapCells(reader, layer.index, h, o.map, 0, n, 128);
+                    auto cells = viewCells(reader, layer.index, h, o.map, 0, n, 128);
                     if (!cells) return cells.error();
                     row.push_back(std::move(*cells));
                 }
@@ -464,9 +503,19 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
             const double cell = 130;
             const QSizeF size = sizeOr(o, 80 + maxHeads * (cell + 8) + 110,
                                        64 + static_cast<double>(maps.size()) * (cell + 8) + 40);
+            // Each head to its own maximum, unless the range is fixed or the scale is log (whose
+            // lower end is a value, not a fraction): then one range for all.
+            std::optional<ValueRange> shared;
+            if (!o.colors.autoRange || o.colors.scale == ScaleKind::Log) {
+                figures::CellStats all;
+                for (const auto& row : maps)
+                    for (const auto& cells : row)
+                        all = figures::merge(all, figures::cellStats(cells));
+                shared = figures::settingsRange(o.colors, all);
+            }
             return std::unique_ptr<Figure>(std::make_unique<GridFigure>(
                 size, fmt::format("{} maps: layers x heads", mapName), std::move(maps),
-                std::move(layers), colorsOf(o.colormap), n));
+                std::move(layers), o.colors, shared, mapName, n));
         }
         case FigureKind::Loss: {
             auto pt = reader.perToken();
@@ -522,7 +571,7 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
                                   o.head, rangeText);
             return std::unique_ptr<Figure>(std::make_unique<RetentionFigure>(
                 size, title, std::move(*data), std::move(channels), begin, end,
-                colorsOf(o.colormap)));
+                colorsOf(o.colors.colormap)));
         }
         case FigureKind::Context:
         case FigureKind::Series:

@@ -179,12 +179,19 @@ void MainWindow::showExportDialog() {
     FigureOptions base;
     base.layer = ctx.layer();
     base.head = ctx.head();
-    base.map = ctx.map() == MapView::Decay ? kernels::MapKind::Decay : kernels::MapKind::Attention;
-    base.colormap = ctx.colors().colormap;
+    // The view as it is: its map, colormap, scale and value range.
+    base.map = ctx.map();
+    base.colors = ctx.colors();
     const int64_t n = m_session->document().n();
     base.begin = 0;
     base.end = n;
     if (auto* canvas = canvasPanel(); canvas && canvas->view().width() > 0) {
+        // The value range the canvas resolved for what is on screen, so that colours match.
+        if (base.colors.autoRange) {
+            base.colors.autoRange = false;
+            base.colors.fixedLo = canvas->range().lo;
+            base.colors.fixedHi = canvas->range().hi;
+        }
         // The keys on screen, as whole tokens within the sequence.
         const auto& v = canvas->view();
         base.begin = std::clamp<int64_t>(static_cast<int64_t>(v.keyAt(0)), 0, n - 1);

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace gatescope::widgets {
 
@@ -45,6 +49,26 @@ double normalizeValue(double v, const ColorSettings& s, const ValueRange& range)
         t = std::pow(t, g);
     }
     return t;
+}
+
+Result<ValueRange> parseValueRange(std::string_view text, ScaleKind scale) {
+    auto bad = [&](const std::string& why) {
+        return Error{ErrorKind::Usage, fmt::format("'{}': {}", text, why), {}, "--value-range"};
+    };
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos) return bad("expected LO:HI, e.g. 0:0.5");
+    auto number = [](std::string_view part) -> std::optional<double> {
+        const std::string s(part);
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+        return v;
+    };
+    const auto lo = number(text.substr(0, colon)), hi = number(text.substr(colon + 1));
+    if (!lo || !hi) return bad("LO and HI must be finite numbers");
+    if (!(*lo < *hi)) return bad("LO must be below HI");
+    if (scale == ScaleKind::Log && !(*lo > 0)) return bad("a log scale needs LO > 0");
+    return ValueRange{*lo, *hi};
 }
 
 ValueRange resolveRange(const ColorSettings& s, double minSeen, double maxSeen,

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "data/common/result.h"
 #include "widgets/view/colormap.h"
 
 namespace gatescope::widgets {
@@ -20,6 +21,10 @@ struct ValueRange {
     double lo = 0;
     double hi = 1;
 };
+
+/// A fixed range written "LO:HI" (`--value-range`, scripts): finite, LO < HI, and LO > 0 under
+/// the log scale. Errors: Usage naming `--value-range` and the problem.
+Result<ValueRange> parseValueRange(std::string_view text, ScaleKind scale);
 
 /// Everything that decides the colour of a value. Plain value; compare to detect a change.
 struct ColorSettings {
