@@ -224,14 +224,24 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         ctx.setColors(c);
     } else if (cmd == "cursor")
         m_window.goToPosition(std::stoll(arg(1)));
-    else if (cmd == "find") {
-        auto hits = findString(m_window.session()->document().tokens, arg(1));
-        if (hits.empty()) return false;
-        m_window.goToPosition(hits.front());
-        fmt::print("script: find {} -> token {} ({} matches)\n", arg(1), hits.front(), hits.size());
+    else if (cmd == "find" || cmd == "find-next") {
+        // Find and Find Next of the Go menu: the status line they show.
+        const QString status =
+            m_window.findText(QString::fromStdString(arg(1)), cmd == "find-next");
+        fmt::print("{} {} -> cursor={} status={}\n", cmd, arg(1), ctx.cursor(),
+                   status.toStdString());
+        if (status.startsWith("Not found")) return false;
     } else if (cmd == "bookmark")
         m_window.addBookmark(QString::fromStdString(arg(1)));
-    else if (cmd == "hover") {
+    else if (cmd == "bookmark-remove")
+        m_window.removeBookmark(static_cast<size_t>(std::stoul(arg(1))));
+    else if (cmd == "bookmarks") {
+        std::string list;
+        for (const auto& b : ctx.bookmarks())
+            list += fmt::format("{}{}@{}:L{}h{}", list.empty() ? "" : ",", b.name, b.token, b.layer,
+                                b.head);
+        fmt::print("bookmarks count={} list={}\n", ctx.bookmarks().size(), list);
+    } else if (cmd == "hover") {
         return hoverCell(m_window.canvasHost(), canvas, ctx, std::stoll(arg(1)), std::stoll(arg(2)),
                          "hover");
     } else if (cmd == "idle-frames") {

@@ -7,7 +7,8 @@
 //   colormap NAME | scale linear|log|gamma
 //   hover Q K                 centres cell (Q, K) if off screen, moves the mouse over it;
 //                             prints "hover query= key= value= exact= level="
-//   cursor T | find TEXT | bookmark NAME
+//   cursor T | find TEXT | bookmark NAME | bookmark-remove INDEX
+//   bookmarks                 prints "bookmarks count= list=NAME@TOKEN:LlayerHhead,..."
 //   dock NAME                 shows and raises the dock NAME (object name, e.g. statistics, or
 //                             title, e.g. "Needle Grid"); prints "dock NAME x= y= w= h="
 //   stats-attention           computes the Statistics dock's attention statistics of the layer,

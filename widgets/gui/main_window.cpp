@@ -199,6 +199,7 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         showHover();
         rebuildBookmarksMenu();
     });
+    loadBookmarks();
     setWindowTitle(QString("gatescope - %1 (%2 tokens, %3)")
                        .arg(QString::fromStdString(document->summary().path))
                        .arg(document->n())
@@ -233,6 +234,13 @@ void MainWindow::addBookmark(const QString& name) {
     ViewContext& ctx = m_session->context();
     ctx.addBookmark(
         Bookmark{name.toStdString(), std::max<int64_t>(0, ctx.cursor()), ctx.layer(), ctx.head()});
+    saveBookmarks();
+}
+
+void MainWindow::removeBookmark(size_t index) {
+    if (!m_session) return;
+    m_session->context().removeBookmark(index);
+    saveBookmarks();
 }
 
 void MainWindow::rememberRecent(const QString& path) {

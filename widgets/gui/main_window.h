@@ -69,10 +69,16 @@ public:
 
     /// Go menu actions, also used by scripts.
     void goToPosition(int64_t token);
+    /// Bookmarks (the cursor's token, layer and head) are kept per trace in the settings and
+    /// come back when the trace is opened again (widgets/view/bookmark_store.h).
     void addBookmark(const QString& name);
+    void removeBookmark(size_t index);
     /// Go to Position with typed text: moves the cursor there, or (returned, and in the status
     /// bar) says which positions the trace has. Empty when it moved.
     QString goToText(const QString& text);
+    /// Find (next = false) or Find Next: moves the cursor to the next match of `text` after it
+    /// (wrapping) and returns the status line ("'x': match k of n, at token t" or "Not found").
+    QString findText(const QString& text, bool next);
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
@@ -121,6 +127,9 @@ private:
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void rebuildBookmarksMenu();
+    void loadBookmarks();
+    void saveBookmarks();
+    void promptBookmark();
     void repaintAll();
     void showHover();
     void find(bool next);

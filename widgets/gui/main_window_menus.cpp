@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -18,8 +19,10 @@
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/run_model_dialog.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/view/bookmark_store.h"
 #include "widgets/view/map_keys.h"
 #include "widgets/view/token_search.h"
+#include "widgets/view/trace_document.h"
 
 namespace gatescope::widgets {
 
@@ -71,10 +74,8 @@ void MainWindow::buildMenus() {
     go->addAction("&Find...", QKeySequence::Find, this, [this] { find(false); });
     go->addAction("Find &Next", QKeySequence::FindNext, this, [this] { find(true); });
     go->addSeparator();
-    go->addAction("Add &Bookmark", QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
-        if (!m_session) return;
-        addBookmark(QString("token %1").arg(std::max<int64_t>(0, m_session->context().cursor())));
-    });
+    go->addAction("Add &Bookmark...", QKeySequence(Qt::CTRL | Qt::Key_D), this,
+                  [this] { promptBookmark(); });
     m_bookmarksMenu = go->addMenu("B&ookmarks");
     rebuildBookmarksMenu();
 
@@ -105,19 +106,35 @@ void MainWindow::find(bool next) {
         const QString text = QInputDialog::getText(
             this, "Find", "Text (token or string):", QLineEdit::Normal, m_lastSearch);
         if (text.isEmpty()) return;
+        findText(text, false);
+        return;
+    }
+    findText(m_lastSearch, true);
+}
+
+QString MainWindow::findText(const QString& text, bool next) {
+    if (!m_session) return "Open a trace first.";
+    if (!next || text != m_lastSearch) {
         m_lastSearch = text;
         m_lastMatch = m_session->context().cursor();
     }
     const auto matches = findString(m_session->document().tokens, m_lastSearch.toStdString());
     auto hit = nextMatch(matches, m_lastMatch);
     if (!hit) {
-        statusBar()->showMessage("Not found: " + m_lastSearch, 4000);
-        return;
+        const QString message = "Not found: " + m_lastSearch;
+        statusBar()->showMessage(message, 4000);
+        return message;
     }
     m_lastMatch = *hit;
-    statusBar()->showMessage(QString("%1 matches; at token %2").arg(matches.size()).arg(*hit),
-                             4000);
+    const auto k = std::find(matches.begin(), matches.end(), *hit) - matches.begin() + 1;
+    const QString message = QString("'%1': match %2 of %3, at token %4")
+                                .arg(m_lastSearch)
+                                .arg(k)
+                                .arg(matches.size())
+                                .arg(*hit);
+    statusBar()->showMessage(message, 8000);
     goToPosition(*hit);
+    return message;
 }
 
 void MainWindow::showShortcuts() {
@@ -158,16 +175,83 @@ void MainWindow::rebuildBookmarksMenu() {
         return;
     }
     const auto& marks = m_session->context().bookmarks();
-    for (size_t i = 0; i < marks.size(); ++i) {
-        const Bookmark b = marks[i];
-        m_bookmarksMenu->addAction(
-            QString::fromStdString(b.name) + QString("  (L%1 h%2)").arg(b.layer).arg(b.head), this,
-            [this, b] {
-                m_session->context().setLayerHead(b.layer, b.head);
-                goToPosition(b.token);
-            });
+    const auto& tokens = m_session->document().tokens;
+    auto label = [&](const Bookmark& b) {
+        const std::string token =
+            b.token < tokens.size() ? displayToken(tokens.text[static_cast<size_t>(b.token)], 20)
+                                    : std::string();
+        return QString::fromStdString(b.name) + QString("  (token %1 '%2', L%3 h%4)")
+                                                    .arg(b.token)
+                                                    .arg(QString::fromStdString(token))
+                                                    .arg(b.layer)
+                                                    .arg(b.head);
+    };
+    for (const Bookmark& b : marks)
+        m_bookmarksMenu->addAction(label(b), this, [this, b] {
+            m_session->context().setLayerHead(b.layer, b.head);
+            goToPosition(b.token);
+        });
+    if (!marks.empty()) {
+        m_bookmarksMenu->addSeparator();
+        QMenu* remove = m_bookmarksMenu->addMenu("&Remove");
+        for (size_t i = 0; i < marks.size(); ++i)
+            remove->addAction(label(marks[i]), this, [this, i] { removeBookmark(i); });
+        m_bookmarksMenu->addAction("Remove &All", this, [this] {
+            while (m_session && !m_session->context().bookmarks().empty())
+                m_session->context().removeBookmark(0);
+            saveBookmarks();
+        });
     }
     m_bookmarksMenu->setEnabled(!marks.empty());
+}
+
+void MainWindow::promptBookmark() {
+    if (!m_session) return;
+    const int64_t token = std::max<int64_t>(0, m_session->context().cursor());
+    // Not modal: the map keeps drawing while the name is typed.
+    auto* dialog = new QInputDialog(this);
+    dialog->setObjectName("bookmarkName");
+    dialog->setWindowTitle("Add Bookmark");
+    dialog->setLabelText(QString("Name of the bookmark at token %1:").arg(token));
+    dialog->setTextValue(QString("token %1").arg(token));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this](const QString& name) {
+        if (!name.trimmed().isEmpty()) addBookmark(name.trimmed());
+    });
+    dialog->open();
+}
+
+namespace {
+QString absolutePath(const std::string& path) {
+    return QFileInfo(QString::fromStdString(path)).absoluteFilePath();
+}
+}  // namespace
+
+void MainWindow::loadBookmarks() {
+    if (!m_session) return;
+    const auto& doc = m_session->document();
+    const std::string key = bookmarksKey(absolutePath(doc.summary().path).toStdString());
+    const std::string text =
+        QSettings().value(QString::fromStdString(key)).toString().toStdString();
+    auto marks = bookmarksFromJson(text, doc.n(), [&](int layer, int head) {
+        const auto* info = doc.summary().layer(layer);
+        return info && head < info->header.nHeads;
+    });
+    for (Bookmark& b : marks)
+        m_session->context().addBookmark(std::move(b));
+}
+
+void MainWindow::saveBookmarks() {
+    if (!m_session) return;
+    const std::string key =
+        bookmarksKey(absolutePath(m_session->document().summary().path).toStdString());
+    QSettings settings;
+    const auto& marks = m_session->context().bookmarks();
+    if (marks.empty())
+        settings.remove(QString::fromStdString(key));
+    else
+        settings.setValue(QString::fromStdString(key),
+                          QString::fromStdString(bookmarksToJson(marks)));
 }
 
 void MainWindow::showExportDialog() {

@@ -1,0 +1,56 @@
+// Bookmarks and Find in the real viewer under Xvfb: bookmarks come back when the trace is opened
+// again (and removals stay removed); Find and Find Next say which match of how many they are on.
+#include <fstream>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "support/sample_trace.h"
+#include "widgets/gui_test_support.h"
+
+using namespace gatescope;
+using namespace gatescope::test;
+
+TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty()) << "gatescope demo failed";
+    const auto dir = freshDir(screenshotDir() / "bookmarks");
+    auto run = [&](const std::string& name, const std::string& commands) {
+        const auto script = dir / (name + ".script");
+        std::ofstream(script) << "wait\n" << commands << "quit 0\n";
+        int status = 0;
+        const std::string out = runViewerScript(trace, script, dir, status);
+        EXPECT_EQ(status, 0) << out;
+        return out;
+    };
+    // First session: two bookmarks on layer 1 head 2.
+    std::string out = run("first",
+                          "layer 1\nhead 2\ncursor 7\nbookmark needle\ncursor 3\nbookmark start\n"
+                          "bookmarks\n");
+    EXPECT_NE(out.find("bookmarks count=2 list=needle@7:L1h2,start@3:L1h2"), std::string::npos)
+        << out;
+    // Second session (same settings home): both are back; remove the first.
+    out = run("second", "bookmarks\nbookmark-remove 0\nbookmarks\n");
+    EXPECT_NE(out.find("bookmarks count=2 list=needle@7:L1h2,start@3:L1h2"), std::string::npos)
+        << out;
+    EXPECT_NE(out.find("bookmarks count=1 list=start@3:L1h2"), std::string::npos) << out;
+    // Third: the removal was kept too.
+    out = run("third", "bookmarks\n");
+    EXPECT_NE(out.find("bookmarks count=1 list=start@3:L1h2"), std::string::npos) << out;
+
+    // Find: the sample text starts "A forgetting gate decides"; "gate" occurs more than once.
+    out = run("find", "cursor 0\nfind gate\nfind-next gate\n");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        out, m,
+        std::regex(R"(find gate -> cursor=(\d+) status='gate': match 1 of (\d+), at token (\d+))")))
+        << out;
+    const int n = std::stoi(m[2]);
+    EXPECT_GE(n, 2);
+    EXPECT_EQ(m[1], m[3]);
+    EXPECT_TRUE(std::regex_search(
+        out,
+        std::regex("find-next gate -> cursor=\\d+ status='gate': match 2 of " + std::to_string(n))))
+        << out;
+}
