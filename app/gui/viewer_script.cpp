@@ -20,6 +20,7 @@
 #include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/viewer_session.h"
 #include "widgets/view/token_search.h"
+#include "widgets/view/token_summary.h"
 
 namespace gatescope::app {
 
@@ -233,6 +234,9 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
         if (status.startsWith("Not found")) return false;
     } else if (cmd == "bookmark")
         m_window.addBookmark(QString::fromStdString(arg(1)));
+    else if (cmd == "token-summary")
+        fmt::print("token-summary {}\n",
+                   tokenSummary(m_window.session()->document(), ctx.cursor()));
     else if (cmd == "bookmark-remove")
         m_window.removeBookmark(static_cast<size_t>(std::stoul(arg(1))));
     else if (cmd == "bookmarks") {

@@ -9,6 +9,7 @@
 //                             prints "hover query= key= value= exact= level="
 //   cursor T | find TEXT | bookmark NAME | bookmark-remove INDEX
 //   bookmarks                 prints "bookmarks count= list=NAME@TOKEN:LlayerHhead,..."
+//   token-summary             prints the Text dock's line for the cursor (loss, rank, entropy)
 //   dock NAME                 shows and raises the dock NAME (object name, e.g. statistics, or
 //                             title, e.g. "Needle Grid"); prints "dock NAME x= y= w= h="
 //   stats-attention           computes the Statistics dock's attention statistics of the layer,

@@ -1,5 +1,6 @@
 // Bookmarks and Find in the real viewer under Xvfb: bookmarks come back when the trace is opened
-// again (and removals stay removed); Find and Find Next say which match of how many they are on.
+// again (and removals stay removed); Find and Find Next say which match of how many they are on;
+// the Text dock states the cursor's prediction.
 #include <fstream>
 #include <regex>
 
@@ -40,7 +41,12 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
     EXPECT_NE(out.find("bookmarks count=1 list=start@3:L1h2"), std::string::npos) << out;
 
     // Find: the sample text starts "A forgetting gate decides"; "gate" occurs more than once.
-    out = run("find", "cursor 0\nfind gate\nfind-next gate\n");
+    out = run("find", "cursor 0\nfind gate\nfind-next gate\ncursor 2\ntoken-summary\n");
+    // The Text dock's line for the cursor: the prediction of token 3 from position 2.
+    EXPECT_TRUE(std::regex_search(
+        out, std::regex(R"(token-summary token 2 '.' -> next '.': loss \d+\.\d{3} nat, rank \d+, )"
+                        R"(entropy \d+\.\d\d nat)")))
+        << out;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(
         out, m,

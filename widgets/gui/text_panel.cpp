@@ -8,6 +8,7 @@
 
 #include "widgets/gui/imgui_text.h"
 #include "widgets/view/series_binning.h"
+#include "widgets/view/token_summary.h"
 
 namespace gatescope::widgets {
 
@@ -35,6 +36,9 @@ void TextPanel::draw(PanelFrame&) {
                 static_cast<long long>(n));
     ImGui::SameLine();
     if (ImGui::ArrowButton("##next", ImGuiDir_Right)) m_page = std::min(pages - 1, m_page + 1);
+    // The cursor's prediction: loss, rank and entropy for the token after it.
+    if (const std::string summary = tokenSummary(doc, ctx.cursor()); !summary.empty())
+        ImGui::TextWrapped("%s", summary.c_str());
 
     ImGui::BeginChild("##text", ImVec2(0, 0), false);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -75,12 +79,9 @@ void TextPanel::draw(PanelFrame&) {
             }
         }
         dl->AddText(p, IM_COL32(235, 235, 235, 255), shown.c_str());
-        if (ImGui::IsItemHovered() && doc.perToken) {
-            wrappedTooltipf("token %lld (id %d)\nloss %.4f nat, target rank %d",
-                            static_cast<long long>(i), doc.tokens.ids[static_cast<size_t>(i)],
-                            static_cast<double>(doc.perToken->loss[static_cast<size_t>(i)]),
-                            doc.perToken->targetRank[static_cast<size_t>(i)]);
-        }
+        if (ImGui::IsItemHovered())
+            wrappedTooltipf("%s (id %d)", tokenSummary(doc, i).c_str(),
+                            doc.tokens.ids[static_cast<size_t>(i)]);
         if (clicked) {
             ctx.setCursor(i);
             m_lastCursor = i;  // clicked here: no need to jump

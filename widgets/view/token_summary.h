@@ -1,0 +1,19 @@
+// What the model did at one position, in words: the token, and for the next one the loss, the
+// target's rank and the entropy of the predicted distribution (all stored in the trace's
+// /per_token). Display-free; the Text dock shows it for the cursor, its tooltips for any token.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "widgets/view/trace_document.h"
+
+namespace gatescope::widgets {
+
+/// "token 57 'gate' -> next ' decides': loss 1.234 nat, rank 3, entropy 2.10 nat". Without
+/// per-token results (or at the last position, which predicts nothing) only the token, with
+/// "(no prediction stored)" or "(last position: nothing to predict)". Empty for a position
+/// outside the trace.
+std::string tokenSummary(const TraceDocument& doc, int64_t position);
+
+}  // namespace gatescope::widgets
