@@ -53,6 +53,9 @@ struct RunOptions {
 };
 
 /// What a forward produced besides the probe's records.
+/// How many next-token predictions a forward keeps per position (fewer for a smaller vocabulary).
+inline constexpr int kTopPredictions = 5;
+
 struct ForwardResult {
     /// Per position i: -log p(target_i | tokens 0..i), natural log; NaN where there is no target.
     std::vector<float> loss;
@@ -60,6 +63,11 @@ struct ForwardResult {
     std::vector<int32_t> targetRank;
     /// Entropy (nats) of the predicted distribution at each position.
     std::vector<float> entropy;
+    /// The `topK` most likely next tokens at each position, most likely first: ids [N, topK]
+    /// and their log-probabilities [N, topK] (natural log, from the scored logits as the loss).
+    int topK = 0;
+    std::vector<int32_t> topIds;
+    std::vector<float> topLogProbs;
     /// [N, V] when RunOptions::returnLogits.
     FloatArray logits;
     /// [N, d_model] output of the final norm when RunOptions::recordHidden.

@@ -1,4 +1,6 @@
 // TraceReader: dataset validation, and the root-level tables (manifest, tokens, per-token results).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -159,7 +161,61 @@ Result<PerTokenResults> TraceReader::perToken() const {
     if (!entropy) return entropy.error();
     if (auto rc = (*entropy)->read(h5::Type::nativeFloat(), results.entropy.data()); !rc)
         return rc.error();
+    if (auto rc = readTopPredictions(results); !rc) return rc.error();
     return results;
+}
+
+Status TraceReader::readTopPredictions(PerTokenResults& results) const {
+    auto lock = h5::lockLibrary();
+    const int64_t n = m_summary.nTokens;
+    auto root = h5::Group::root(*m_file);
+    if (!root) return root.error();
+    auto present = h5::exists(*root, std::string(schema::kTopIds).substr(1));
+    if (!present) return present.error();
+    if (!*present) return Ok{};  // written before top predictions were stored
+    auto ids = dataset(schema::kTopIds, {n, -1}, Element::Integer);
+    if (!ids) return ids.error();
+    auto dims = (*ids)->dims();
+    if (!dims) return dims.error();
+    const int64_t k = static_cast<int64_t>((*dims)[1]);
+    if (k < 1 || k > schema::kMaxTopPredictions)
+        return Error{ErrorKind::Format,
+                     fmt::format("{} predictions per token; gatescope reads 1 to {}", k,
+                                 schema::kMaxTopPredictions),
+                     m_summary.path, schema::kTopIds};
+    results.topK = static_cast<int>(k);
+    results.topIds.resize(static_cast<size_t>(n * k));
+    if (auto rc = (*ids)->read(h5::Type::nativeInt32(), results.topIds.data()); !rc)
+        return rc.error();
+    auto logp = dataset(schema::kTopLogProbs, {n, k}, Element::Float);
+    if (!logp) return logp.error();
+    results.topLogProbs.resize(static_cast<size_t>(n * k));
+    if (auto rc = (*logp)->read(h5::Type::nativeFloat(), results.topLogProbs.data()); !rc)
+        return rc.error();
+    auto hasVocab = h5::exists(*root, std::string(schema::kVocabIds).substr(1));
+    if (!hasVocab) return hasVocab.error();
+    if (!*hasVocab) return Ok{};
+    auto vocab = dataset(schema::kVocabIds, {-1}, Element::Integer);
+    if (!vocab) return vocab.error();
+    auto vocabDims = (*vocab)->dims();
+    if (!vocabDims) return vocabDims.error();
+    const int64_t m = static_cast<int64_t>((*vocabDims)[0]);
+    if (m > n * k)
+        return Error{ErrorKind::Format,
+                     fmt::format("{} vocabulary entries for {} predictions", m, n * k),
+                     m_summary.path, schema::kVocabIds};
+    results.vocabIds.resize(static_cast<size_t>(m));
+    if (auto rc = (*vocab)->read(h5::Type::nativeInt32(), results.vocabIds.data()); !rc)
+        return rc.error();
+    if (!std::is_sorted(results.vocabIds.begin(), results.vocabIds.end()))
+        return Error{ErrorKind::Format, "vocabulary ids are not ascending", m_summary.path,
+                     schema::kVocabIds};
+    auto text = dataset(schema::kVocabText, {m}, Element::String);
+    if (!text) return text.error();
+    auto strings = h5::readStrings(**text);
+    if (!strings) return strings.error();
+    results.vocabText = std::move(*strings);
+    return Ok{};
 }
 
 }  // namespace gatescope::data

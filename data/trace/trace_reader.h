@@ -109,6 +109,8 @@ public:
     /// The tokens; sourceText holds the exact input bytes (v2: /tokens/source_bytes; v1 files:
     /// /tokens/source_text, which held no NUL).
     Result<TokenTable> tokens() const;
+    /// Loss, rank and entropy, and the top next-token predictions with their texts where the
+    /// trace stores them (topK = 0 in older traces).
     Result<PerTokenResults> perToken() const;
 
     /// The whole gates array [H, N, C]; Unsupported above kMaxWholeReadValues values.
@@ -141,6 +143,7 @@ private:
     Result<LayerInfo> readLayer(const h5::Group& layers, const std::string& name);
     Status readLayerHeader(const h5::Group& group, const std::string& path, LayerHeader& h) const;
     Status readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info);
+    Status readTopPredictions(PerTokenResults& results) const;
     /// A derived pyramid/<map> group (attribute derived_from), checked against the layer.
     Result<PyramidInfo> readDerivedPyramid(const h5::Group& mapGroup, const std::string& path,
                                            const LayerInfo& info) const;

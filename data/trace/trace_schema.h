@@ -38,6 +38,11 @@ inline constexpr const char* kSourceBytes = "/tokens/source_bytes";  ///< uint8 
 inline constexpr const char* kLoss = "/per_token/loss";
 inline constexpr const char* kTargetRank = "/per_token/target_rank";
 inline constexpr const char* kEntropy = "/per_token/entropy";
+inline constexpr const char* kTopIds = "/per_token/top_ids";            ///< int32 [N, K]
+inline constexpr const char* kTopLogProbs = "/per_token/top_logprobs";  ///< float32 [N, K]
+inline constexpr const char* kVocabIds = "/per_token/vocab_ids";        ///< int32 [M]
+inline constexpr const char* kVocabText = "/per_token/vocab_text";      ///< string [M]
+inline constexpr int kMaxTopPredictions = 64;
 inline constexpr std::string_view kDecayMap = "decay";
 inline constexpr std::string_view kAdditiveDecay = "additive_decay";  ///< layer score_kind
 /// Attribute of pyramid/<map> groups whose cells are derived, not stored (format v3).

@@ -34,6 +34,15 @@ struct PerTokenResults {
     std::vector<float> loss;          ///< cross entropy, natural log; NaN where no target
     std::vector<int32_t> targetRank;  ///< rank of the target token (0 = top); -1 where none
     std::vector<float> entropy;       ///< entropy of the predicted distribution, natural log
+    /// The topK most likely next tokens per position, most likely first: ids [N, topK] and
+    /// log-probabilities [N, topK]. topK = 0 (both empty) in traces written without them.
+    int topK = 0;
+    std::vector<int32_t> topIds;
+    std::vector<float> topLogProbs;
+    /// The text of every id in topIds, for display: ids ascending, one text each (the
+    /// tokenizer's token text). Empty when the trace had no tokenizer.
+    std::vector<int32_t> vocabIds;
+    std::vector<std::string> vocabText;
 };
 
 /// Per-layer facts, stored as attributes of /layers/<l>.

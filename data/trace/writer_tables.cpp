@@ -116,6 +116,16 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
                         "{}, {})",
                         n, results.loss.size(), results.targetRank.size(), results.entropy.size()),
             m_tempPath.string(), "/per_token"};
+    const auto k = static_cast<size_t>(std::max(0, results.topK));
+    if (results.topK < 0 || results.topK > schema::kMaxTopPredictions ||
+        results.topIds.size() != n * k || results.topLogProbs.size() != n * k ||
+        results.vocabIds.size() != results.vocabText.size())
+        return Error{ErrorKind::Shape,
+                     fmt::format("top predictions must be [N = {}, K = {}] with K in 0..{} (got {} "
+                                 "ids, {} log-probabilities) and one text per vocabulary id",
+                                 n, results.topK, schema::kMaxTopPredictions, results.topIds.size(),
+                                 results.topLogProbs.size()),
+                     m_tempPath.string(), "/per_token"};
     auto group = h5::Group::create(m_storage->root, "per_token");
     if (!group) return fail(group.error());
     h5::Dims dims{static_cast<hsize_t>(n)};
@@ -138,6 +148,38 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
     if (rc) rc = nexus::describe(*entropy, "entropy of the prediction (nats)");
     if (rc) rc = h5::writeAttribute(*entropy, "units", std::string_view("nat"));
     if (!rc) return fail(rc.error());
+    if (k > 0) {
+        const h5::Dims top{static_cast<hsize_t>(n), static_cast<hsize_t>(k)};
+        auto ids = writeVector(*group, "top_ids", i32, results.topIds.data(), top,
+                               m_options.compression, m_options.compressionLevel);
+        if (!ids) return fail(ids.error());
+        auto logp = writeVector(*group, "top_logprobs", f32, results.topLogProbs.data(), top,
+                                m_options.compression, m_options.compressionLevel);
+        if (!logp) return fail(logp.error());
+        rc = nexus::describe(*ids, "the most likely next tokens, most likely first");
+        if (rc) rc = nexus::describe(*logp, "their log-probabilities (nats)");
+        if (!rc) return fail(rc.error());
+    }
+    if (!results.vocabIds.empty()) {
+        const h5::Dims m{static_cast<hsize_t>(results.vocabIds.size())};
+        auto ids = writeVector(*group, "vocab_ids", i32, results.vocabIds.data(), m,
+                               m_options.compression, m_options.compressionLevel);
+        if (!ids) return fail(ids.error());
+        std::vector<std::string> clean;
+        std::vector<const char*> pointers;
+        clean.reserve(results.vocabText.size());
+        for (const auto& text : results.vocabText)
+            clean.push_back(sanitizeUtf8(text));
+        for (const auto& text : clean)
+            pointers.push_back(text.c_str());
+        h5::Type string = h5::Type::utf8String();
+        auto text = h5::Dataset::create(*group, "vocab_text", string, m);
+        if (!text) return fail(text.error());
+        rc = text->write(string, pointers.data());
+        if (rc) rc = nexus::describe(*ids, "the token ids of top_ids, ascending");
+        if (rc) rc = nexus::describe(*text, "their token text");
+        if (!rc) return fail(rc.error());
+    }
     m_hasPerToken = true;
     return Ok{};
 }

@@ -1,6 +1,8 @@
 #include "engine/nn/token_stats.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kernels/cpu/cancel.h"
@@ -36,7 +38,7 @@ ChunkLogits chunkLogits(const torch::Tensor& hidden, const LogitsHead& head,
 void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& head,
                                std::span<const int32_t> targets, const Precision& precision,
                                bool keepLogits, ForwardResult& result) {
-    const int64_t n = hidden.size(0), vocab = head.vocabSize;
+    const int64_t n = hidden.size(0), vocab = head.vocabSize, k = result.topK;
     auto targetTensor = torch::empty({n}, torch::kInt64);
     for (int64_t i = 0; i < n; ++i)
         targetTensor.data_ptr<int64_t>()[i] = std::max<int32_t>(targets[i], 0);
@@ -52,6 +54,13 @@ void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& he
         auto rank = (scored > scored.gather(1, t)).sum(1).to(torch::kInt32);
         auto stats = torch::stack({entropy, loss}).cpu().contiguous();
         auto ranks = rank.cpu().contiguous();
+        auto top = logp.topk(k, 1);
+        auto topValues = std::get<0>(top).to(torch::kFloat32).cpu().contiguous();
+        auto topIds = std::get<1>(top).to(torch::kInt32).cpu().contiguous();
+        std::memcpy(result.topLogProbs.data() + row0 * k, topValues.data_ptr<float>(),
+                    static_cast<std::size_t>(rows * k) * sizeof(float));
+        std::memcpy(result.topIds.data() + row0 * k, topIds.data_ptr<int32_t>(),
+                    static_cast<std::size_t>(rows * k) * sizeof(int32_t));
         const float* e = stats.data_ptr<float>();
         const int32_t* rk = ranks.data_ptr<int32_t>();
         for (int64_t r = 0; r < rows; ++r) {
@@ -79,6 +88,9 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
     result.loss.assign(n, std::numeric_limits<float>::quiet_NaN());
     result.targetRank.assign(n, -1);
     result.entropy.assign(n, 0.0f);
+    result.topK = static_cast<int>(std::min<int64_t>(kTopPredictions, vocab));
+    result.topIds.assign(static_cast<std::size_t>(n * result.topK), -1);
+    result.topLogProbs.assign(static_cast<std::size_t>(n * result.topK), 0.0f);
     if (keepLogits) {
         result.logits.shape = {n, vocab};
         result.logits.data.assign(static_cast<std::size_t>(n * vocab), 0.0f);
@@ -94,6 +106,15 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
         const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;
         auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32).contiguous();
         auto scoredF = scored.contiguous();
+        // topk of the float64 log-probabilities: ties are broken as torch breaks them.
+        auto top = logp.topk(result.topK, 1);
+        auto topValues = std::get<0>(top).to(torch::kFloat32).contiguous();
+        auto topIds = std::get<1>(top).to(torch::kInt32).contiguous();
+        const auto k = static_cast<std::size_t>(result.topK);
+        std::memcpy(result.topLogProbs.data() + row0 * result.topK, topValues.data_ptr<float>(),
+                    static_cast<std::size_t>(rows) * k * sizeof(float));
+        std::memcpy(result.topIds.data() + row0 * result.topK, topIds.data_ptr<int32_t>(),
+                    static_cast<std::size_t>(rows) * k * sizeof(int32_t));
         for (int64_t r = 0; r < rows; ++r) {
             const int64_t i = row0 + r;
             result.entropy[i] = entropy.data_ptr<float>()[r];

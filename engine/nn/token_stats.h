@@ -18,7 +18,8 @@ struct LogitsHead {
     bool lossFromSoftcapped = false;     ///< whether loss/rank/entropy use the softcapped logits
 };
 
-/// Fills result.loss / targetRank / entropy (and logits when keepLogits) for `hidden` [N, d].
+/// Fills result.loss / targetRank / entropy / topK, topIds, topLogProbs (and logits when
+/// keepLogits) for `hidden` [N, d].
 /// targets[i] < 0 means no target at i.
 void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
                        std::span<const int32_t> targets, const Precision& precision,

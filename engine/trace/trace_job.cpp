@@ -55,8 +55,25 @@ data::TokenTable tokenTable(const InputTokens& input) {
     return table;
 }
 
-data::PerTokenResults perToken(ForwardResult&& result) {
-    return {std::move(result.loss), std::move(result.targetRank), std::move(result.entropy)};
+/// The forward's per-token results, with the text of every predicted id when there is a
+/// tokenizer (the viewer cannot decode ids: the trace carries no vocabulary otherwise).
+data::PerTokenResults perToken(ForwardResult&& result, const Tokenizer* tokenizer) {
+    data::PerTokenResults out{std::move(result.loss), std::move(result.targetRank),
+                              std::move(result.entropy)};
+    out.topK = result.topK;
+    out.topIds = std::move(result.topIds);
+    out.topLogProbs = std::move(result.topLogProbs);
+    if (tokenizer && out.topK > 0) {
+        out.vocabIds = out.topIds;
+        std::sort(out.vocabIds.begin(), out.vocabIds.end());
+        out.vocabIds.erase(std::unique(out.vocabIds.begin(), out.vocabIds.end()),
+                           out.vocabIds.end());
+        std::erase_if(out.vocabIds, [](int32_t id) { return id < 0; });
+        out.vocabText.reserve(out.vocabIds.size());
+        for (int32_t id : out.vocabIds)
+            out.vocabText.push_back(tokenizer->tokenText(id));
+    }
+    return out;
 }
 
 Error withObject(Error error, std::string object) {
@@ -230,7 +247,8 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
                                              result->attentionPath, *device);
     if (auto st = (*writer)->writeManifest(manifest); !st) return st.error();
     const std::string attentionPath = result->attentionPath;
-    if (auto st = (*writer)->writePerToken(perToken(std::move(*result))); !st) return st.error();
+    if (auto st = (*writer)->writePerToken(perToken(std::move(*result), tok)); !st)
+        return st.error();
     if (cancel && cancel->load())
         return Error{ErrorKind::Cancelled, "cancelled", request.out.string(), {}};
     if (auto st = (*writer)->commit(); !st) return st.error();

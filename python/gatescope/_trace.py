@@ -122,6 +122,25 @@ class Trace:
         """float32 [N]: entropy (nats) of the predicted distribution."""
         return self._per_token["entropy"]
 
+    @property
+    def top_ids(self):
+        """int32 [N, K]: the K most likely next tokens at each position, most likely first
+        (K = 5; [N, 0] for traces written before they were stored)."""
+        return self._per_token["top_ids"]
+
+    @property
+    def top_logprobs(self):
+        """float32 [N, K]: the log-probabilities (nats) of ``top_ids``."""
+        return self._per_token["top_logprobs"]
+
+    def top_predictions(self, position):
+        """[(token text, probability), ...] of the next-token predictions at ``position``, most
+        likely first; the id as text where the trace has no tokenizer text for it."""
+        vocab = self._per_token["vocab"]
+        ids = self.top_ids[position]
+        probs = np.exp(self.top_logprobs[position].astype(np.float64))
+        return [(vocab.get(int(i), str(int(i))), float(p)) for i, p in zip(ids, probs)]
+
     def gates(self, layer, head=None, rows=None):
         """Log retention of ``layer``'s gates: float32 [H, N, C], or [rows, C] for one head."""
         if head is None:

@@ -52,6 +52,14 @@ py::dict perToken(const TraceFile& t) {
     out["loss"] = python::toArray(std::move(r.loss), {n});
     out["target_rank"] = python::toArray(std::move(r.targetRank), {n});
     out["entropy"] = python::toArray(std::move(r.entropy), {n});
+    const auto k = static_cast<py::ssize_t>(r.topK);
+    out["top_ids"] = python::toArray(std::move(r.topIds), {n, k});
+    out["top_logprobs"] = python::toArray(std::move(r.topLogProbs), {n, k});
+    py::dict vocab;
+    for (size_t i = 0; i < r.vocabIds.size(); ++i)
+        vocab[py::int_(r.vocabIds[i])] = py::str(PyUnicode_DecodeUTF8(
+            r.vocabText[i].data(), static_cast<py::ssize_t>(r.vocabText[i].size()), "replace"));
+    out["vocab"] = std::move(vocab);
     return out;
 }
 

@@ -97,6 +97,11 @@ Differences compareTraces(const data::TraceReader& cpu, const data::TraceReader&
     if (cl && gl) {
         diff.loss = maxAbsDiff(cl->loss, gl->loss);
         EXPECT_EQ(cl->targetRank.size(), gl->targetRank.size());
+        // The top predictions' log-probabilities, sorted, agree as the loss does (their ids
+        // may swap where two are within rounding of each other).
+        EXPECT_EQ(cl->topK, gl->topK);
+        diff.loss = std::max(diff.loss, maxAbsDiff(cl->topLogProbs, gl->topLogProbs));
+        EXPECT_EQ(cl->vocabIds.empty(), gl->vocabIds.empty());
     }
     for (const auto& layer : cs.layers) {
         const auto* other = gs.layer(layer.index);

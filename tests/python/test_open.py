@@ -29,6 +29,12 @@ def test_per_token_arrays_gates_and_factors_are_the_files(traces, arch):
         assert np.array_equal(t.loss, f["per_token/loss"][()], equal_nan=True)
         assert np.array_equal(t.rank, f["per_token/target_rank"][()])
         assert np.array_equal(t.entropy, f["per_token/entropy"][()], equal_nan=True)
+        assert np.array_equal(t.top_ids, f["per_token/top_ids"][()])
+        assert np.array_equal(t.top_logprobs, f["per_token/top_logprobs"][()])
+        text = dict(zip(f["per_token/vocab_ids"][()], f["per_token/vocab_text"].asstr()[()]))
+        top = t.top_predictions(100)
+        assert [name for name, _ in top] == [text[i] for i in f["per_token/top_ids"][100]]
+        assert all(a >= b for (_, a), (_, b) in zip(top, top[1:]))
         for layer in t.layers:
             group = f[f"layers/{layer['index']:03d}"]
             if layer["gates"]:

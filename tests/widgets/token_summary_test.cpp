@@ -35,5 +35,21 @@ TEST(TokenSummary, MissingResultsAndPositionsAreSaid) {
     EXPECT_EQ(tokenSummary(doc, 3), "");
 }
 
+TEST(TokenSummary, TopPredictionsWithTheirTextAndProbability) {
+    auto doc = threeTokens(true);
+    auto& per = *doc.perToken;
+    per.topK = 2;
+    // exp(-0.2231) = 0.80, exp(-1.6094) = 0.20; id 99 has no stored text.
+    per.topIds = {11, 99, 12, 11, 10, 11};
+    per.topLogProbs = {-0.2231f, -1.6094f, -0.1f, -2.4f, -0.7f, -0.8f};
+    per.vocabIds = {10, 11, 12};
+    per.vocabText = {"A", " gate", "\n"};
+    EXPECT_EQ(tokenSummary(doc, 0),
+              "token 0 'A' -> next ' gate': loss 1.234 nat, rank 3, entropy 2.10 nat; top: "
+              "' gate' 80%, id 99 20%");
+    EXPECT_EQ(topPredictions(per, 1), "; top: '\\n' 90%, ' gate' 9%");
+    EXPECT_EQ(topPredictions(per, 3), "");  // past the stored rows
+}
+
 }  // namespace
 }  // namespace gatescope::widgets
