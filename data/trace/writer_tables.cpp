@@ -35,6 +35,23 @@ Result<h5::Dataset> writeBytes(const h5::Object& group, std::string_view name,
     return h5::Dataset::create(group, name, uint8, {0});
 }
 
+/// `texts` as a contiguous UTF-8 string [M] dataset, each invalid byte as U+FFFD.
+Result<h5::Dataset> writeStrings(const h5::Object& group, std::string_view name,
+                                 const std::vector<std::string>& texts) {
+    std::vector<std::string> clean;
+    std::vector<const char*> pointers;
+    clean.reserve(texts.size());
+    for (const auto& text : texts)
+        clean.push_back(sanitizeUtf8(text));
+    for (const auto& text : clean)
+        pointers.push_back(text.c_str());
+    h5::Type string = h5::Type::utf8String();
+    auto dataset = h5::Dataset::create(group, name, string, {texts.size()});
+    if (!dataset) return dataset;
+    if (auto rc = dataset->write(string, pointers.data()); !rc) return rc.error();
+    return dataset;
+}
+
 }  // namespace
 
 Status TraceWriter::writeTokens(const TokenTable& tokens) {
@@ -70,18 +87,9 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
     auto offsets = writeVector(*group, "byte_offsets", int64, tokens.byteOffsets.data(), {n64, 2},
                                m_options.compression, m_options.compressionLevel);
     if (!offsets) return fail(offsets.error());
-    std::vector<std::string> clean;
-    std::vector<const char*> pointers;
-    clean.reserve(tokens.text.size());
-    for (const auto& text : tokens.text)
-        clean.push_back(sanitizeUtf8(text));
-    for (const auto& text : clean)
-        pointers.push_back(text.c_str());
-    h5::Type string = h5::Type::utf8String();
-    auto text = h5::Dataset::create(*group, "text", string, {n64});
+    auto text = writeStrings(*group, "text", tokens.text);
     if (!text) return fail(text.error());
-    auto rc = text->write(string, pointers.data());
-    if (!rc) return fail(rc.error());
+    h5::Type string = h5::Type::utf8String();
     // The exact bytes (HDF5 strings end at NUL, and h5py decodes them strictly), and the text
     // for viewers, each byte a string cannot hold as U+FFFD.
     auto bytes = writeBytes(*group, "source_bytes", tokens.sourceText, m_options.compression,
@@ -91,7 +99,7 @@ Status TraceWriter::writeTokens(const TokenTable& tokens) {
     if (!source) return fail(source.error());
     const std::string sourceText = sanitizeUtf8(tokens.sourceText);
     const char* sourcePointer = sourceText.c_str();
-    rc = source->write(string, &sourcePointer);
+    auto rc = source->write(string, &sourcePointer);
     if (rc) rc = nexus::markData(*group, "ids", 1);
     if (rc) rc = nexus::describe(*ids, "token id");
     if (rc) rc = nexus::describe(*offsets, "byte range [start, end) in source_text");
@@ -165,18 +173,9 @@ Status TraceWriter::writePerToken(const PerTokenResults& results) {
         auto ids = writeVector(*group, "vocab_ids", i32, results.vocabIds.data(), m,
                                m_options.compression, m_options.compressionLevel);
         if (!ids) return fail(ids.error());
-        std::vector<std::string> clean;
-        std::vector<const char*> pointers;
-        clean.reserve(results.vocabText.size());
-        for (const auto& text : results.vocabText)
-            clean.push_back(sanitizeUtf8(text));
-        for (const auto& text : clean)
-            pointers.push_back(text.c_str());
-        h5::Type string = h5::Type::utf8String();
-        auto text = h5::Dataset::create(*group, "vocab_text", string, m);
+        auto text = writeStrings(*group, "vocab_text", results.vocabText);
         if (!text) return fail(text.error());
-        rc = text->write(string, pointers.data());
-        if (rc) rc = nexus::describe(*ids, "the token ids of top_ids, ascending");
+        rc = nexus::describe(*ids, "the token ids of top_ids, ascending");
         if (rc) rc = nexus::describe(*text, "their token text");
         if (!rc) return fail(rc.error());
     }
