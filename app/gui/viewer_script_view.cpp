@@ -102,6 +102,20 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
                        compare->comparePanel().retentionMessage());
         return true;
     }
+    if (cmd == "retention-window") {
+        // The positions the Retention dock's tracks show (it follows the map's queries).
+        frames(3);
+        if (!waitIdle()) return false;
+        for (ImGuiHost* host : m_window.hosts()) {
+            if (host->objectName() != "retention") continue;
+            const auto& w = static_cast<RetentionPanel&>(host->panel()).window();
+            const auto [q0, q1] = m_window.session()->context().visibleQueries();
+            fmt::print(
+                "script: retention-window begin={:.1f} end={:.1f} follow={} map={:.1f}:{:.1f}\n",
+                w.begin, w.end, w.follow ? 1 : 0, q0, q1);
+        }
+        return true;
+    }
     if (cmd == "key") {
         // A real key press on the canvas (as typed with the map focused): NAME is left, right,
         // up, down, pageup, pagedown, home, end, plus or minus; "shift" as a third word.

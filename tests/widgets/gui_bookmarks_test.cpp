@@ -1,6 +1,6 @@
 // Bookmarks and Find in the real viewer under Xvfb: bookmarks come back when the trace is opened
 // again (and removals stay removed); Find and Find Next say which match of how many they are on;
-// the Text dock states the cursor's prediction.
+// the Text dock states the cursor's prediction; the Retention dock follows the map's queries.
 #include <fstream>
 #include <regex>
 
@@ -41,7 +41,21 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
     EXPECT_NE(out.find("bookmarks count=1 list=start@3:L1h2"), std::string::npos) << out;
 
     // Find: the sample text starts "A forgetting gate decides"; "gate" occurs more than once.
-    out = run("find", "cursor 0\nfind gate\nfind-next gate\ncursor 2\ntoken-summary\n");
+    out = run("find",
+              "cursor 0\nfind gate\nfind-next gate\ncursor 2\ntoken-summary\n"
+              "dock retention\nzoom-cells 300 290 8\nretention-window\n");
+    // The Retention dock follows the map: zoomed to 8-px cells about query 300, it shows the
+    // same queries, a few hundred positions rather than the whole sequence.
+    std::smatch w;
+    ASSERT_TRUE(std::regex_search(
+        out, w,
+        std::regex(
+            R"(retention-window begin=([\d.]+) end=([\d.]+) follow=1 map=([\d.]+):([\d.]+))")))
+        << out;
+    EXPECT_LE(std::stod(w[1]), 300);
+    EXPECT_GE(std::stod(w[2]), 300);
+    EXPECT_LT(std::stod(w[2]) - std::stod(w[1]), 400);
+    EXPECT_NEAR(std::stod(w[1]), std::max(0.0, std::stod(w[3])), 1.0);
     // The Text dock's line for the cursor: the prediction of token 3 from position 2.
     EXPECT_TRUE(std::regex_search(
         out, std::regex(R"(token-summary token 2 '.' -> next '.': loss \d+\.\d{3} nat, rank \d+, )"

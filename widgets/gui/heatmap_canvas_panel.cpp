@@ -56,6 +56,7 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     const data::LayerInfo* layer = doc.summary().layer(ctx.layer());
     m_levels = layer ? levelRangeOf(*layer, ctx.map()) : LevelRange{0, 0, false, false};
     const TokenRect rect = m_view->visible();
+    if (!m_follower) ctx.setVisibleQueries(rect.y0, rect.y1);
     m_choice = chooseLevel(m_view->tokensPerPixel(), m_levels, causalTileCount(rect, doc.n(), 0));
     m_base = TileKey{
         ctx.layer(),    ctx.head(),     ctx.map(), m_choice.exact ? data::Pool::Max : ctx.pool(),

@@ -10,6 +10,7 @@
 #include "widgets/gui/job_outcome.h"
 #include "widgets/view/color_scale.h"
 #include "widgets/view/series_binning.h"
+#include "widgets/view/trace_document.h"
 
 namespace gatescope::widgets {
 
@@ -38,40 +39,82 @@ void RetentionPanel::draw(PanelFrame& frame) {
     if (ctx.layer() != m_layer || ctx.head() != m_head) load(ctx.layer(), ctx.head());
     const auto* data = shownValue(m_data, fmt::format("loading gates of layer {} ...", m_layer));
     if (!data) return;
+    const int64_t n = (*data)->n;
+    if (m_window.follow) {
+        const auto [q0, q1] = ctx.visibleQueries();
+        m_window = PositionWindow::following(q0, q1, n);
+    }
+    // Where the tracks are: the map's queries, or a zoom of the dock's own.
+    ImGui::Text("positions %lld-%lld of %lld%s", static_cast<long long>(m_window.begin),
+                static_cast<long long>(std::ceil(m_window.end)) - 1, static_cast<long long>(n),
+                m_window.follow ? " (the map's queries; wheel to zoom here)" : " (zoomed here)");
+    if (!m_window.follow) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Follow map")) m_window.follow = true;
+    }
     if ((*data)->perChannel())
         drawChannels(**data, frame.textures);
     else
         drawScalar(**data);
 }
 
+void RetentionPanel::zoomOnWheel(float x0, float width, int64_t n) {
+    const float wheel = ImGui::GetIO().MouseWheel;
+    if (wheel == 0 || width <= 0) return;
+    const double at =
+        m_window.begin + (ImGui::GetIO().MousePos.x - x0) / width * (m_window.end - m_window.begin);
+    m_window = m_window.zoomed(at, std::pow(0.8, wheel), n);
+    requestRepaint();
+}
+
 void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values, ImVec2 size,
                                 float lo, float hi, ImU32 color) {
-    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    // A y-axis: the value at the top and at the bottom of the track.
+    const std::string top = fmt::format("{:.3g}", hi), bottom = fmt::format("{:.3g}", lo);
+    const float axis =
+        std::max(ImGui::CalcTextSize(top.c_str()).x, ImGui::CalcTextSize(bottom.c_str()).x) + 4;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float lineH = ImGui::GetTextLineHeight();
+    dl->AddText(ImVec2(origin.x, origin.y), IM_COL32(160, 160, 160, 255), top.c_str());
+    if (size.y >= 2 * lineH)
+        dl->AddText(ImVec2(origin.x, origin.y + size.y - lineH), IM_COL32(160, 160, 160, 255),
+                    bottom.c_str());
+    const ImVec2 p0(origin.x + axis, origin.y);
+    size.x = std::max(8.f, size.x - axis);
     dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), IM_COL32(28, 28, 32, 255));
     const int64_t n = static_cast<int64_t>(values.size());
     const int bins = std::max(1, static_cast<int>(size.x));
-    const auto binned = binSeries(values.data(), n, 0, static_cast<double>(n), bins);
+    const auto binned = binSeries(values.data(), n, m_window.begin, m_window.end, bins);
     auto yOf = [&](float v) {
         return p0.y + size.y - 1 - std::clamp((v - lo) / (hi - lo), 0.f, 1.f) * (size.y - 2);
     };
+    const double perBin = (m_window.end - m_window.begin) / bins;
     for (int b = 0; b < bins; ++b) {
         const Bin& bin = binned[static_cast<size_t>(b)];
         if (bin.empty) continue;
         const float x = p0.x + b;
-        dl->AddLine(ImVec2(x, yOf(bin.min)), ImVec2(x, yOf(bin.max) - 1), color);
+        // At token resolution a position spans several pixels: draw its value as a step.
+        dl->AddLine(ImVec2(x, yOf(bin.min)), ImVec2(x, yOf(bin.max) - (perBin < 1 ? 2 : 1)), color);
     }
     const int64_t cur = m_session.context().cursor();
     if (cur >= 0 && n > 0) {
-        const float x = p0.x + size.x * (cur + 0.5f) / n;
-        dl->AddLine(ImVec2(x, p0.y), ImVec2(x, p0.y + size.y), IM_COL32(255, 80, 80, 200));
+        const double f = m_window.fractionOf(static_cast<double>(cur));
+        if (f >= 0 && f <= 1) {
+            const float x = p0.x + size.x * static_cast<float>(f);
+            dl->AddLine(ImVec2(x, p0.y), ImVec2(x, p0.y + size.y), IM_COL32(255, 80, 80, 200));
+        }
     }
+    ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton(id, size);
     if (ImGui::IsItemHovered() && n > 0) {
-        const int64_t i = std::clamp<int64_t>(
-            static_cast<int64_t>((ImGui::GetIO().MousePos.x - p0.x) / size.x * n), 0, n - 1);
-        wrappedTooltipf("position %lld: %.5f", static_cast<long long>(i),
-                        static_cast<double>(values[static_cast<size_t>(i)]));
+        zoomOnWheel(p0.x, size.x, n);
+        const int64_t i = m_window.positionAt((ImGui::GetIO().MousePos.x - p0.x) / size.x, n);
+        const auto& tokens = m_session.document().tokens.text;
+        const double f = values[static_cast<size_t>(i)];
+        wrappedTooltipf("position %lld '%s': %.6f (log %.6g)", static_cast<long long>(i),
+                        displayToken(tokens[static_cast<size_t>(i)]).c_str(), f,
+                        f > 0 ? std::log(f) : -INFINITY);
         if (ImGui::IsItemClicked()) m_session.context().setCursor(i);
     }
 }
@@ -104,12 +147,13 @@ void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const int width = std::max(16, static_cast<int>(avail.x));
     const float heatH = std::max(40.f, avail.y * 0.5f);
-    // (A) channels x positions, binned means, retention exp(log) in [0, 1] with viridis.
-    if (!m_texture || m_texWidth != width || m_texData != &data) {
+    // (A) channels x positions of the window, binned means, retention in [0, 1] with viridis.
+    if (!m_texture || m_texWidth != width || m_texData != &data ||
+        m_texWindow.begin != m_window.begin || m_texWindow.end != m_window.end) {
         std::vector<uint32_t> pixels(static_cast<size_t>(width * data.channels));
         for (int c = 0; c < data.channels; ++c) {
             const auto series = channelRetention(data, c);
-            const auto bins = binSeries(series.data(), data.n, 0, double(data.n), width);
+            const auto bins = binSeries(series.data(), data.n, m_window.begin, m_window.end, width);
             for (int x = 0; x < width; ++x)
                 pixels[static_cast<size_t>(c * width + x)] =
                     colorOf(bins[static_cast<size_t>(x)].mean, ColorSettings{}, ValueRange{0, 1});
@@ -118,15 +162,23 @@ void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
         m_texture = gl.create(width, data.channels, pixels.data());
         m_texWidth = width;
         m_texData = &data;
+        m_texWindow = m_window;
     }
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(m_texture)),
                  ImVec2(float(width), heatH));
     if (ImGui::IsItemHovered()) {
+        zoomOnWheel(p0.x, float(width), data.n);
         const int c =
             std::clamp(static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / heatH * data.channels),
                        0, data.channels - 1);
-        wrappedTooltipf("channel %d (click to choose)", c);
+        const int64_t i = m_window.positionAt((ImGui::GetIO().MousePos.x - p0.x) / width, data.n);
+        const auto series = channelRetention(data, c);
+        wrappedTooltipf(
+            "channel %d, position %lld '%s': retention %.6f (click to choose)", c,
+            static_cast<long long>(i),
+            displayToken(m_session.document().tokens.text[static_cast<size_t>(i)]).c_str(),
+            static_cast<double>(series[static_cast<size_t>(i)]));
         if (ImGui::IsItemClicked()) m_channel = c;
     }
     m_channel = std::clamp(m_channel, 0, data.channels - 1);

@@ -1,8 +1,9 @@
 // RetentionPanel: what the gates keep. Scalar gates (FoX, GatedFWA, power): one track per head of
 // the retention f over positions. Per-channel gates (Wall, GSA): (A) a channels x positions
 // heatmap of the retention, (B) the timeline of the chosen channel, (C) the cumulative product
-// from the cursor: how much of the cursor token survives later on. Gates load on a worker.
-// GUI thread only.
+// from the cursor: how much of the cursor token survives later on. The tracks show the map's
+// queries (the canvas's rows) until the wheel zooms them here, down to 8 positions across;
+// hovers give the position, its token and the value. Gates load on a worker. GUI thread only.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "widgets/gui/panel.h"
 #include "widgets/gui/viewer_session.h"
 #include "widgets/view/job_scope.h"
+#include "widgets/view/position_window.h"
 #include "widgets/view/retention_model.h"
 
 namespace gatescope::widgets {
@@ -31,6 +33,8 @@ public:
     std::string message() const {
         return m_data && !*m_data ? m_data->error().describe() : std::string();
     }
+    /// The positions the tracks show now (scripts and tests).
+    const PositionWindow& window() const { return m_window; }
 
 private:
     void load(int layer, int head);
@@ -38,6 +42,8 @@ private:
     void drawChannels(const RetentionData& data, GlTextures& gl);
     void drawSeries(const char* id, const std::vector<float>& values, ImVec2 size, float lo,
                     float hi, ImU32 color);
+    /// The mouse wheel over a track spanning [x0, x0 + width): zooms the window about the mouse.
+    void zoomOnWheel(float x0, float width, int64_t n);
 
     ViewerSession& m_session;
     JobScope m_jobs;
@@ -47,6 +53,8 @@ private:
     uint32_t m_texture = 0;
     int m_texWidth = 0;
     const RetentionData* m_texData = nullptr;
+    PositionWindow m_texWindow;
+    PositionWindow m_window;
     std::vector<float> m_cumulative;
     int64_t m_cumulativeFrom = -2;
     int m_cumulativeChannel = -1;

@@ -71,6 +71,12 @@ void ViewContext::focusOn(int64_t token) {
     changed();
 }
 
+void ViewContext::setVisibleQueries(double begin, double end) {
+    if (m_visibleQueries == std::pair(begin, end)) return;
+    m_visibleQueries = {begin, end};
+    changed();
+}
+
 void ViewContext::addBookmark(Bookmark bookmark) {
     m_bookmarks.push_back(std::move(bookmark));
     changed();

@@ -49,6 +49,11 @@ public:
     const std::vector<Bookmark>& bookmarks() const { return m_bookmarks; }
     /// Bumped by focusOn(): views that follow focus requests compare it with the last seen.
     uint64_t focusSerial() const { return m_focusSerial; }
+    /// The query positions [begin, end) the map shows now ({0, 0} before its first frame): the
+    /// canvas sets it every frame, and listeners hear of it when it moved (docks that follow the
+    /// map repaint).
+    std::pair<double, double> visibleQueries() const { return m_visibleQueries; }
+    void setVisibleQueries(double begin, double end);
 
     void setLayerHead(int layer, int head);
     void setMap(MapView map);
@@ -83,6 +88,7 @@ private:
     std::optional<HoverInfo> m_hover;
     std::vector<Bookmark> m_bookmarks;
     uint64_t m_focusSerial = 0;
+    std::pair<double, double> m_visibleQueries{0, 0};
     std::vector<std::pair<int, Listener>> m_listeners;
     int m_nextListener = 1;
 };
