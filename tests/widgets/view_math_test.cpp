@@ -18,6 +18,27 @@ TEST(Viewport, ZoomKeepsTheTokenUnderTheMouse) {
     EXPECT_NEAR(v.queryAt(456), query, 1e-6);
 }
 
+// Issue 25: wheeling in over the blank upper half used to fill the screen with masked cells.
+TEST(Viewport, ZoomingInOverTheMaskedFutureLandsOnTheDiagonal) {
+    Viewport v;
+    v.setScreenSize(800, 800);
+    v.setSequenceLength(8192);
+    const double sx = 700, sy = 100;  // upper right: keys far after the query
+    ASSERT_GT(v.keyAt(sx), v.queryAt(sy));
+    const double query = v.queryAt(sy);
+    for (int i = 0; i < 12; ++i)
+        v.zoomAt(sx, sy, 1.25);
+    EXPECT_NEAR(v.queryAt(sy), query, 1e-6);        // the row under the mouse is kept
+    EXPECT_NEAR(v.keyAt(sx), v.queryAt(sy), 1e-6);  // its diagonal cell is under the mouse
+    const TokenRect r = v.visible();
+    EXPECT_LT(r.x0, r.y1) << "cells at or below the diagonal are on screen";
+    // Zooming out keeps the token under the mouse as before, masked or not.
+    const double key = v.keyAt(sx + 50), row = v.queryAt(sy);
+    v.zoomAt(sx + 50, sy, 0.8);
+    EXPECT_NEAR(v.keyAt(sx + 50), key, 1e-6);
+    EXPECT_NEAR(v.queryAt(sy), row, 1e-6);
+}
+
 TEST(Viewport, FitAllShowsTheWholeMapAndZoomIsClamped) {
     Viewport v;
     v.setScreenSize(1000, 500);

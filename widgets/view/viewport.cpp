@@ -34,7 +34,9 @@ double Viewport::maxTokensPerPixel() const {
 
 void Viewport::zoomAt(double sx, double sy, double factor) {
     if (!(factor > 0)) return;
-    const double key = keyAt(sx), query = queryAt(sy);
+    const double query = queryAt(sy);
+    double key = keyAt(sx);
+    if (factor > 1 && key > query) key = query;
     m_tpp /= factor;
     clamp();
     m_originKey = key - sx * m_tpp;

@@ -44,7 +44,9 @@ public:
     double screenY(double query) const { return (query - m_originQuery) / m_tpp; }
 
     /// Multiplies the magnification by `factor` (> 1 zooms in) keeping the token under pixel
-    /// (sx, sy) fixed; the result is clamped to the tokensPerPixel() bounds.
+    /// (sx, sy) fixed; the result is clamped to the tokensPerPixel() bounds. Zooming in over the
+    /// masked future (key after query) keeps the query row and brings its diagonal cell under
+    /// the mouse instead: a zoom never lands in the blank half.
     void zoomAt(double sx, double sy, double factor);
     /// Moves the content by (dx, dy) pixels (drag direction).
     void panPixels(double dx, double dy);
