@@ -1,10 +1,12 @@
 // Bookmarks and Find in the real viewer under Xvfb: bookmarks come back when the trace is opened
 // again (and removals stay removed); Find and Find Next say which match of how many they are on;
-// the Text dock states the cursor's prediction; the Retention dock follows the map's queries.
+// the Text dock states the cursor's prediction; the Retention dock follows the map's queries;
+// the Overview takes the view's colours.
 #include <fstream>
 #include <regex>
 
 #include <gtest/gtest.h>
+#include <QImage>
 
 #include "support/sample_trace.h"
 #include "widgets/gui_test_support.h"
@@ -73,4 +75,36 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
         out,
         std::regex("find-next gate -> cursor=\\d+ status='gate': match 2 of " + std::to_string(n))))
         << out;
+}
+
+// The Overview's small maps use the view's colormap and scale (issue 25): switching the scale
+// and the colormap recolours them.
+TEST(GuiBookmarks, TheOverviewHonoursTheViewsScaleUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto trace = sample::sampleTrace();
+    ASSERT_FALSE(trace.empty()) << "gatescope demo failed";
+    const auto dir = freshDir(screenshotDir() / "overview-scale");
+    const auto linear = dir / "linear.png", log = dir / "log.png";
+    const auto script = dir / "overview.script";
+    std::ofstream(script) << "wait\ndock overview\nscale linear\nwait\nscreenshot "
+                          << linear.string() << "\nscale log\ncolormap magma\nwait\nscreenshot "
+                          << log.string() << "\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(trace, script, dir, status);
+    ASSERT_EQ(status, 0) << out;
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(out, m, std::regex(R"(dock overview x=(\d+) y=(\d+) w=(\d+) h=(\d+))")))
+        << out;
+    const QRect dock(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]));
+    const QImage a(QString::fromStdString(linear.string())),
+        b(QString::fromStdString(log.string()));
+    ASSERT_FALSE(a.isNull() || b.isNull());
+    int changed = 0, total = 0;
+    for (int y = dock.top() + 30; y < dock.bottom() - 10; y += 2)
+        for (int x = dock.left() + 40; x < dock.right() - 10; x += 2) {
+            ++total;
+            changed += a.pixel(x, y) != b.pixel(x, y);
+        }
+    EXPECT_GT(changed, total / 10) << "the Overview's maps did not change colour";
 }

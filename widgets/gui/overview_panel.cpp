@@ -140,12 +140,16 @@ void OverviewPanel::drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head
     TilePtr tile = m_session.tiles().find(
         TileKey{layer, head, map, data::Pool::Max, range.coarsest, false, 0, 0});
     if (!tile) return;
-    // Each small map gets its own range (max-normalised), so weak heads stay visible.
-    ColorSettings colors;
-    colors.scale = ScaleKind::Gamma;
+    // The view's colormap and scale (issue 25: the Overview honours them). Each small map spans
+    // its own range unless the view's is fixed, so weak heads stay visible.
+    const ColorSettings& colors = m_session.context().colors();
     const ValueRange r = resolveRange(colors, tile->min, tile->max, tile->minPositive);
-    // The style is the tile's own range: a texture is recoloured only when that changes.
-    const uint64_t style = std::hash<double>()(r.hi) ^ (std::hash<double>()(r.lo) << 1);
+    // The style is the colours and the tile's own range: a texture is recoloured only when
+    // either changes.
+    uint64_t style = std::hash<double>()(r.hi) ^ (std::hash<double>()(r.lo) << 1);
+    style ^= (std::hash<double>()(colors.gamma) << 2) ^ (std::hash<double>()(colors.logFloor) << 3);
+    style ^= (static_cast<uint64_t>(colors.colormap) << 56) ^
+             (static_cast<uint64_t>(colors.scale) << 60);
     if (const uint32_t tex = m_textures.get(gl, *tile, style, colors, r)) {
         const float u = static_cast<float>(tile->cols) / kTile,
                     v = static_cast<float>(tile->rows) / kTile;
