@@ -10,6 +10,8 @@
 //   cursor T | find TEXT | bookmark NAME | bookmark-remove INDEX
 //   bookmarks                 prints "bookmarks count= list=NAME@TOKEN:LlayerHhead,..."
 //   token-summary             prints the Text dock's line for the cursor (loss, rank, entropy)
+//   minimap                   prints "minimap box=X0,Y0,X1,Y1 side=S" (the map's you-are-here
+//                             box, minimap pixels) or "minimap none" (whole map on screen)
 //   retention-window          prints "retention-window begin= end= follow= map=Q0:Q1" (the
 //                             Retention dock's positions and the map's visible queries)
 //   dock NAME                 shows and raises the dock NAME (object name, e.g. statistics, or

@@ -102,6 +102,18 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
                        compare->comparePanel().retentionMessage());
         return true;
     }
+    if (cmd == "minimap") {
+        // The map's you-are-here box as drawn in the last frame.
+        frames(2);
+        const auto* canvas = m_window.canvasPanel();
+        if (!canvas) return false;
+        if (const auto& box = canvas->minimap())
+            fmt::print("script: minimap box={:.1f},{:.1f},{:.1f},{:.1f} side={}\n", box->x0,
+                       box->y0, box->x1, box->y1, HeatmapCanvasPanel::kMinimapSide);
+        else
+            fmt::print("script: minimap none\n");
+        return true;
+    }
     if (cmd == "retention-window") {
         // The positions the Retention dock's tracks show (it follows the map's queries).
         frames(3);

@@ -45,7 +45,17 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
     // Find: the sample text starts "A forgetting gate decides"; "gate" occurs more than once.
     out = run("find",
               "cursor 0\nfind gate\nfind-next gate\ncursor 2\ntoken-summary\n"
-              "dock retention\nzoom-cells 300 290 8\nretention-window\n");
+              "dock retention\nfit\nminimap\nzoom-cells 300 290 8\nretention-window\nminimap\n");
+    // The you-are-here box: none for the whole map; zoomed, a box around query 300 of 1418 on
+    // the 96 px minimap (y about 20).
+    EXPECT_NE(out.find("minimap none"), std::string::npos) << out;
+    std::smatch b;
+    ASSERT_TRUE(std::regex_search(
+        out, b, std::regex(R"(minimap box=([\d.]+),([\d.]+),([\d.]+),([\d.]+) side=96)")))
+        << out;
+    EXPECT_LE(std::stod(b[2]), 300.0 / 1418 * 96 + 0.5);
+    EXPECT_GE(std::stod(b[4]), 300.0 / 1418 * 96 - 0.5);
+    EXPECT_LT(std::stod(b[3]) - std::stod(b[1]), 48);
     // The Retention dock follows the map: zoomed to 8-px cells about query 300, it shows the
     // same queries, a few hundred positions rather than the whole sequence.
     std::smatch w;

@@ -105,4 +105,26 @@ void HeatmapCanvasPanel::drawLegend(ImDrawList* dl) {
     m_legend = {lines, at.x, at.y, at.x + sz.x, at.y + sz.y};
 }
 
+void HeatmapCanvasPanel::drawMinimap(ImDrawList* dl) {
+    // Zoomed in, a small whole map in the top-right corner (below the legend) with the region on
+    // screen boxed: the past (on and below the diagonal) grey, the future dark.
+    m_minimap = minimapBox(m_view->visible(), m_session.document().n(), kMinimapSide);
+    if (!m_minimap) return;
+    const float side = kMinimapSide;
+    const float top =
+        m_legend.text.empty() ? m_origin.y + ImGui::GetTextLineHeight() + 6 : m_legend.y1 + 10;
+    const ImVec2 p0(m_origin.x + m_size.x - side - 10, top);
+    if (p0.x < m_origin.x + 60 || top + side > m_origin.y + m_size.y - 10) {
+        m_minimap.reset();  // no room
+        return;
+    }
+    dl->AddRectFilled(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
+                      IM_COL32(30, 30, 36, 220));
+    dl->AddTriangleFilled(p0, ImVec2(p0.x, p0.y + side), ImVec2(p0.x + side, p0.y + side),
+                          IM_COL32(90, 90, 100, 255));
+    const MinimapBox& b = *m_minimap;
+    dl->AddRect(ImVec2(p0.x + b.x0, p0.y + b.y0), ImVec2(p0.x + b.x1, p0.y + b.y1),
+                IM_COL32(255, 80, 80, 255), 0, 0, 2);
+}
+
 }  // namespace gatescope::widgets

@@ -79,6 +79,7 @@ void HeatmapCanvasPanel::draw(PanelFrame& frame) {
     m_legend = {"", 0, 0, 0, 0};
     drawLabels(dl);
     drawLegend(dl);
+    drawMinimap(dl);
     drawHover(dl);
     dl->PopClipRect();
     drawColorBar(dl, ImVec2(m_origin.x + m_size.x + 6, m_origin.y), ImVec2(barWidth, m_size.y));

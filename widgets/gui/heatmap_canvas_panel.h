@@ -19,6 +19,7 @@
 #include "widgets/gui/tile_textures.h"
 #include "widgets/gui/viewer_session.h"
 #include "widgets/view/canvas_link.h"
+#include "widgets/view/minimap.h"
 #include "widgets/view/tile_plan.h"
 #include "widgets/view/viewport.h"
 
@@ -105,6 +106,10 @@ public:
     /// when token labels are shown instead), and the axis legend.
     const std::vector<DrawnText>& axisLabels() const { return m_axisLabels; }
     const DrawnText& legend() const { return m_legend; }
+    /// The you-are-here box of the last frame, in minimap pixels (none when the whole map is on
+    /// screen), and the minimap's side in pixels.
+    const std::optional<MinimapBox>& minimap() const { return m_minimap; }
+    static constexpr float kMinimapSide = 96;
     /// The panel's right edge in host pixels, as of the last frame.
     float panelRight() const { return m_panelRight; }
 
@@ -118,6 +123,7 @@ private:
     void drawLabels(ImDrawList* dl);
     void drawTicks(ImDrawList* dl);
     void drawLegend(ImDrawList* dl);
+    void drawMinimap(ImDrawList* dl);
     void drawCursor(ImDrawList* dl);
     void drawColorBar(ImDrawList* dl, ImVec2 origin, ImVec2 size);
     /// The width the colour bar and its labels take at the right of the map.
@@ -153,6 +159,7 @@ private:
     std::vector<DrawnText> m_barLabels;
     std::vector<DrawnText> m_axisLabels;
     DrawnText m_legend{"", 0, 0, 0, 0};
+    std::optional<MinimapBox> m_minimap;
     std::shared_ptr<CanvasLink> m_link;
     int m_linkSlot = -1;
     bool m_linkRange = false;
