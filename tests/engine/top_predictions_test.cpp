@@ -67,11 +67,7 @@ TEST_P(TopPredictions, AreTheOfficialLogitsMostLikelyTokens) {
 
 INSTANTIATE_TEST_SUITE_P(Fox, TopPredictions,
                          ::testing::Values("fox-llama", "fox-pro", "transformer-pro-rope"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         test::fixtureCaseName);
 
 // A traced text: /per_token/top_ids and top_logprobs [N, 5] and the text of each predicted id.
 TEST(TopPredictionsTrace, TheTraceStoresThemWithTheirText) {
