@@ -32,13 +32,27 @@ ChunkLogits chunkLogits(const torch::Tensor& hidden, const LogitsHead& head,
     return c;
 }
 
+/// Rows [row0, row0 + rows) of the top predictions: topk of the float64 log-probabilities (ties
+/// broken as torch breaks them), copied to the host.
+void storeTopPredictions(const torch::Tensor& logp, int64_t row0, int64_t rows,
+                         ForwardResult& result) {
+    const int64_t k = result.topK;
+    auto top = logp.topk(k, 1);
+    auto values = std::get<0>(top).to(torch::kFloat32).cpu().contiguous();
+    auto ids = std::get<1>(top).to(torch::kInt32).cpu().contiguous();
+    const auto count = static_cast<std::size_t>(rows * k);
+    std::memcpy(result.topLogProbs.data() + row0 * k, values.data_ptr<float>(),
+                count * sizeof(float));
+    std::memcpy(result.topIds.data() + row0 * k, ids.data_ptr<int32_t>(), count * sizeof(int32_t));
+}
+
 /// The same statistics with every reduction on the device (one host copy per chunk, no per-row
 /// synchronization): the target's log-probability by gather, its rank as the count of larger
 /// logits, entropy in float64 as on the CPU.
 void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& head,
                                std::span<const int32_t> targets, const Precision& precision,
                                bool keepLogits, ForwardResult& result) {
-    const int64_t n = hidden.size(0), vocab = head.vocabSize, k = result.topK;
+    const int64_t n = hidden.size(0), vocab = head.vocabSize;
     auto targetTensor = torch::empty({n}, torch::kInt64);
     for (int64_t i = 0; i < n; ++i)
         targetTensor.data_ptr<int64_t>()[i] = std::max<int32_t>(targets[i], 0);
@@ -54,13 +68,7 @@ void computeTokenStatsOnDevice(const torch::Tensor& hidden, const LogitsHead& he
         auto rank = (scored > scored.gather(1, t)).sum(1).to(torch::kInt32);
         auto stats = torch::stack({entropy, loss}).cpu().contiguous();
         auto ranks = rank.cpu().contiguous();
-        auto top = logp.topk(k, 1);
-        auto topValues = std::get<0>(top).to(torch::kFloat32).cpu().contiguous();
-        auto topIds = std::get<1>(top).to(torch::kInt32).cpu().contiguous();
-        std::memcpy(result.topLogProbs.data() + row0 * k, topValues.data_ptr<float>(),
-                    static_cast<std::size_t>(rows * k) * sizeof(float));
-        std::memcpy(result.topIds.data() + row0 * k, topIds.data_ptr<int32_t>(),
-                    static_cast<std::size_t>(rows * k) * sizeof(int32_t));
+        storeTopPredictions(logp, row0, rows, result);
         const float* e = stats.data_ptr<float>();
         const int32_t* rk = ranks.data_ptr<int32_t>();
         for (int64_t r = 0; r < rows; ++r) {
@@ -106,15 +114,7 @@ void computeTokenStats(const torch::Tensor& hidden, const LogitsHead& head,
         const torch::Tensor &capped = chunk.capped, &scored = chunk.scored, &logp = chunk.logp;
         auto entropy = -(logp.exp() * logp).sum(1).to(torch::kFloat32).contiguous();
         auto scoredF = scored.contiguous();
-        // topk of the float64 log-probabilities: ties are broken as torch breaks them.
-        auto top = logp.topk(result.topK, 1);
-        auto topValues = std::get<0>(top).to(torch::kFloat32).contiguous();
-        auto topIds = std::get<1>(top).to(torch::kInt32).contiguous();
-        const auto k = static_cast<std::size_t>(result.topK);
-        std::memcpy(result.topLogProbs.data() + row0 * result.topK, topValues.data_ptr<float>(),
-                    static_cast<std::size_t>(rows) * k * sizeof(float));
-        std::memcpy(result.topIds.data() + row0 * result.topK, topIds.data_ptr<int32_t>(),
-                    static_cast<std::size_t>(rows) * k * sizeof(int32_t));
+        storeTopPredictions(logp, row0, rows, result);
         for (int64_t r = 0; r < rows; ++r) {
             const int64_t i = row0 + r;
             result.entropy[i] = entropy.data_ptr<float>()[r];
