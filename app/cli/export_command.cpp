@@ -69,6 +69,9 @@ public:
             ->capture_default_str()
             ->check(CLI::Range(0, data::kMaxTraceHeads - 1));
         sub.add_option("--range", m_range, "Tokens A:B (end exclusive; default: all)");
+        sub.add_option("--queries", m_queries,
+                       "map, compare: query rows A:B, with --range as the keys (any rectangle "
+                       "of the map, as the viewer shows it; default: the --range tokens)");
         sub.add_option("--compare", m_compare, "Second trace (B) of the compare figure");
         sub.add_option("--colormap", m_colormap, "viridis, magma, cividis or diverging")
             ->capture_default_str();
@@ -96,7 +99,7 @@ private:
     std::vector<std::string> m_traces;
     core::StatsOptions m_analysis;
     std::string m_figure = "map", m_map = "attention", m_range, m_compare, m_colormap = "viridis",
-                m_scale = "linear", m_valueRange, m_out;
+                m_scale = "linear", m_valueRange, m_out, m_queries;
     double m_gamma = 0.5;
     int m_layer = 0, m_head = 0, m_dpi = 150;
     double m_width = 0, m_height = 0;
@@ -141,6 +144,14 @@ int ExportCommand::run() {
         if (!range) return reportError(range.error());
         o.begin = range->begin;
         o.end = range->end.value_or(-1);
+    }
+    if (!m_queries.empty()) {
+        if (o.kind != FigureKind::Map && o.kind != FigureKind::Compare)
+            return usageError("--queries is for --figure map and compare");
+        auto queries = core::parseRange(m_queries, "--queries");
+        if (!queries) return reportError(queries.error());
+        o.queryBegin = queries->begin;
+        o.queryEnd = queries->end.value_or(-1);
     }
     const auto format = formatFromPath(m_out);
     if (!format) return usageError("--out must end in .png, .svg or .pdf");

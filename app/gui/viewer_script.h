@@ -2,6 +2,11 @@
 // and the benchmark (F3D-style: the application is its own test harness). Commands:
 //   wait                      until the trace is open and every visible tile is drawn
 //   screenshot PATH           the main window as PNG
+//   export-view PATH [DPI]    File > Export Figure of the view as preset (map, colours, range,
+//                             the region on screen), written to PATH; prints "export-view PATH
+//                             ok= keys=A:B queries=C:D png-map=X,Y,W,H" (the cells' rectangle in
+//                             PNG pixels) and "export-view screen x0= y0= key0= query0= tpp= w= h="
+//                             (token (q, k) is at window pixel x0 + (k - key0) / tpp, likewise y)
 //   fit | zoom-cells Q K PX   whole map | cells of PX pixels centred on query Q, key K
 //   layer L | head H | map attention|decay|product | pool max|mean
 //   colormap NAME | scale linear|log|gamma
@@ -12,6 +17,8 @@
 //   token-summary             prints the Text dock's line for the cursor (loss, rank, entropy)
 //   minimap                   prints "minimap box=X0,Y0,X1,Y1 side=S" (the map's you-are-here
 //                             box, minimap pixels) or "minimap none" (whole map on screen)
+//   minimap-click X Y         clicks minimap pixel (X, Y); prints "minimap-click center-key=
+//                             center-query= cursor=" (where the view went; the cursor stays)
 //   retention-window          prints "retention-window begin= end= follow= map=Q0:Q1" (the
 //                             Retention dock's positions and the map's visible queries)
 //   dock NAME                 shows and raises the dock NAME (object name, e.g. statistics, or
@@ -116,6 +123,8 @@ private:
     std::optional<bool> executeReads(const std::vector<std::string>& words);
     /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
     std::optional<bool> executeCompare(const std::vector<std::string>& words);
+    /// export-view (viewer_script_export.cpp), like executeWindow.
+    std::optional<bool> executeExport(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits
     /// for the exact value and prints "NAME query= key= value= exact= level=".
     bool hoverCell(widgets::ImGuiHost* host, widgets::HeatmapCanvasPanel* canvas,

@@ -114,6 +114,19 @@ std::optional<bool> ViewerScript::executeView(const std::vector<std::string>& w)
             fmt::print("script: minimap none\n");
         return true;
     }
+    if (cmd == "minimap-click") {
+        // A click at minimap pixel (X, Y); prints where the view's centre went.
+        frames(2);
+        HeatmapCanvasPanel* canvas = m_window.canvasPanel();
+        if (!canvas || !canvas->minimap()) return false;
+        const ImVec2 at = canvas->minimapOrigin();
+        sendClick(m_window.canvasHost(), at.x + std::stod(w[1]), at.y + std::stod(w[2]));
+        frames(3);
+        const TokenRect r = canvas->view().visible();
+        fmt::print("script: minimap-click center-key={:.1f} center-query={:.1f} cursor={}\n",
+                   (r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2, m_window.session()->context().cursor());
+        return true;
+    }
     if (cmd == "retention-window") {
         // The positions the Retention dock's tracks show (it follows the map's queries).
         frames(3);

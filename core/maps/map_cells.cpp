@@ -24,12 +24,13 @@ Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, ke
     auto th = core::loadTraceHead(reader, layer, head);
     if (!th) return th.error();
     const auto& src = *(*th)->source;
-    const int64_t len = cells.end - cells.begin;
+    const TokenRegion& region = cells.region;
+    const int64_t len = region.keys();
     std::vector<float> band(static_cast<size_t>(cells.step * len));
     for (int64_t r = 0; r < cells.rows; ++r) {
-        const int64_t row0 = cells.begin + r * cells.step;
-        const int64_t rows = std::min(cells.step, cells.end - row0);
-        src.compute(kind, row0, rows, cells.begin, len, band.data());
+        const int64_t row0 = region.queryBegin + r * cells.step;
+        const int64_t rows = std::min(cells.step, region.queryEnd - row0);
+        src.compute(kind, row0, rows, region.keyBegin, len, band.data());
         for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < len; ++j)
                 poolInto(cells, r, j / cells.step, band[static_cast<size_t>(i * len + j)]);
@@ -58,28 +59,35 @@ Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
             break;
         }
     // A figure cell must hold at least one pyramid cell, or the figure shows gaps.
+    const TokenRegion& region = cells.region;
     if ((int64_t{1} << level) > cells.step) {
         cells.step = int64_t{1} << level;
-        cells.rows = cells.cols = (cells.end - cells.begin + cells.step - 1) / cells.step;
+        cells.rows = (region.queries() + cells.step - 1) / cells.step;
+        cells.cols = (region.keys() + cells.step - 1) / cells.step;
     }
     // Tiles above the diagonal are never stored: the maps are 0 there.
     cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), 0.f);
     const int64_t n = reader.summary().nTokens;
     const int64_t side = data::levelSide(n, level);
-    const int64_t c0 = cells.begin >> level, c1 = std::min(side, ((cells.end - 1) >> level) + 1);
-    const int64_t t0 = c0 / data::kTileSide, t1 = (c1 - 1) / data::kTileSide;
-    for (int64_t tr = t0; tr <= t1; ++tr)
-        for (int64_t tc = t0; tc <= tr; ++tc) {
+    // Pyramid cells [r0, r1) x [c0, c1) of this level; tiles of them on or below the diagonal.
+    const int64_t r0 = region.queryBegin >> level;
+    const int64_t r1 = std::min(side, ((region.queryEnd - 1) >> level) + 1);
+    const int64_t c0 = region.keyBegin >> level;
+    const int64_t c1 = std::min(side, ((region.keyEnd - 1) >> level) + 1);
+    const int64_t T = data::kTileSide;
+    for (int64_t tr = r0 / T; tr <= (r1 - 1) / T; ++tr)
+        for (int64_t tc = c0 / T; tc <= std::min(tr, (c1 - 1) / T); ++tc) {
             auto tile = reader.pyramidTile(layer, name, data::Pool::Max, level, head, tr, tc);
             if (!tile) return tile.error();
             for (int64_t i = 0; i < tile->rows; ++i) {
-                const int64_t cr = tr * data::kTileSide + i;
-                if (cr < c0 || cr >= c1) continue;
-                const int64_t r = ((cr << level) - cells.begin) / cells.step;
+                const int64_t cr = tr * T + i;
+                if (cr < r0 || cr >= r1) continue;
+                // The pyramid cell straddling the region's first token joins its first cell.
+                const int64_t r = ((cr << level) - region.queryBegin) / cells.step;
                 for (int64_t j = 0; j < tile->cols; ++j) {
-                    const int64_t cc = tc * data::kTileSide + j;
+                    const int64_t cc = tc * T + j;
                     if (cc < c0 || cc >= c1) continue;
-                    const int64_t c = ((cc << level) - cells.begin) / cells.step;
+                    const int64_t c = ((cc << level) - region.keyBegin) / cells.step;
                     if (r >= 0 && r < cells.rows && c >= 0 && c < cells.cols)
                         poolInto(cells, r, c, tile->at(i, j));
                 }
@@ -92,15 +100,25 @@ Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
 }  // namespace
 
 Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
-                           kernels::MapKind kind, int64_t begin, int64_t end, int maxCells) {
+                           kernels::MapKind kind, const TokenRegion& region, int maxCells) {
+    const int64_t n = reader.summary().nTokens;
+    if (region.queryBegin < 0 || region.keyBegin < 0 || region.queries() <= 0 ||
+        region.keys() <= 0 || region.queryEnd > n || region.keyEnd > n || maxCells < 1)
+        return Error{
+            ErrorKind::Usage,
+            fmt::format("queries {}:{} x keys {}:{} is not a region of the trace's {} "
+                        "tokens",
+                        region.queryBegin, region.queryEnd, region.keyBegin, region.keyEnd, n),
+            reader.path(),
+            {}};
     Cells cells;
-    cells.begin = begin;
-    cells.end = end;
-    const int64_t len = end - begin;
-    cells.step = std::max<int64_t>(1, (len + maxCells - 1) / maxCells);
-    cells.rows = cells.cols = (len + cells.step - 1) / cells.step;
+    cells.region = region;
+    const int64_t longer = std::max(region.queries(), region.keys());
+    cells.step = std::max<int64_t>(1, (longer + maxCells - 1) / maxCells);
+    cells.rows = (region.queries() + cells.step - 1) / cells.step;
+    cells.cols = (region.keys() + cells.step - 1) / cells.step;
     cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), NAN);
-    if (len <= kExactLimit) return loadExact(reader, layer, head, kind, std::move(cells));
+    if (longer <= kExactLimit) return loadExact(reader, layer, head, kind, std::move(cells));
     return loadPyramid(reader, layer, head, kind, std::move(cells));
 }
 

@@ -27,6 +27,12 @@ Result<std::unique_ptr<BpeModel>> BpeModel::create(
         if (id < 0) {
             return Error{ErrorKind::Format, fmt::format("negative id {}", id), {}, token};
         }
+        if (id > kMaxTokenId)
+            return Error{ErrorKind::Format,
+                         fmt::format("id {} is past the largest supported token id {}", id,
+                                     kMaxTokenId),
+                         {},
+                         token};
         maxId = std::max(maxId, id);
     }
     model->m_tokens.resize(static_cast<std::size_t>(maxId + 1));

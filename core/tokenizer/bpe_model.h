@@ -34,9 +34,13 @@ struct BpeOptions {
 class BpeModel {
 public:
     using Options = BpeOptions;
+    /// The largest token id a vocabulary may give: the id range is a table (one entry per id),
+    /// so an id of 2^31 would ask for 64 GB. Published vocabularies stay under 10^6 ids.
+    static constexpr int32_t kMaxTokenId = (1 << 22) - 1;
 
     /// Errors (Format, object = the merge or token at fault; file left empty for the caller to
-    /// fill): a merge whose parts or result are not in the vocabulary, a duplicate id.
+    /// fill): a merge whose parts or result are not in the vocabulary, a duplicate id, an id
+    /// below 0 or above kMaxTokenId.
     static Result<std::unique_ptr<BpeModel>> create(
         std::vector<std::pair<std::string, int32_t>> vocab,
         const std::vector<std::pair<std::string, std::string>>& merges, Options options = {});

@@ -62,7 +62,8 @@ TEST(MapCells, ExactRangeIsTheRecomputedMapMaxPooled) {
     const auto& src = *(*head)->source;
     for (MapKind kind : {MapKind::Attention, MapKind::Decay}) {
         // Full resolution: every cell is the exact value (NaN where the map has none).
-        auto full = core::loadMapCells(*reader, 0, 1, kind, 20, 280, 512);
+        auto full =
+            core::loadMapCells(*reader, 0, 1, kind, core::TokenRegion::square(20, 280), 512);
         ASSERT_TRUE(full) << full.error().describe();
         EXPECT_EQ(full->source, "exact");
         ASSERT_EQ(full->rows, 260);
@@ -76,7 +77,8 @@ TEST(MapCells, ExactRangeIsTheRecomputedMapMaxPooled) {
                     EXPECT_FLOAT_EQ(full->at(r, c), want) << r << "," << c;
             }
         // 37 cells a side over 260 tokens: step 8, each cell the max of its 8 x 8 block.
-        auto pooled = core::loadMapCells(*reader, 0, 1, kind, 20, 280, 37);
+        auto pooled =
+            core::loadMapCells(*reader, 0, 1, kind, core::TokenRegion::square(20, 280), 37);
         ASSERT_TRUE(pooled);
         ASSERT_EQ(pooled->step, 8);
         ASSERT_EQ(pooled->rows, 33);
@@ -100,7 +102,8 @@ TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
     // 64 cells a side: 75 tokens each, read from a level whose cells (2^L tokens) are finer, and
     // 600 a side: 8 tokens each, exactly the finest level's cells.
     for (int maxCells : {64, 600}) {
-        auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, maxCells);
+        auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention,
+                                        core::TokenRegion::square(0, n), maxCells);
         ASSERT_TRUE(cells) << cells.error().describe();
         int level = -1;
         ASSERT_EQ(std::sscanf(cells->source.c_str(), "pyramid level %d", &level), 1)
@@ -125,6 +128,71 @@ TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
     }
 }
 
+TEST(MapCells, ARectangleOffTheDiagonalIsItsQueriesByItsKeys) {
+    // Exact: queries 200-279 x keys 20-59 (80 x 40 cells), each the head's own value.
+    const auto path = traceOf(300);
+    ASSERT_FALSE(path.empty());
+    auto reader = data::TraceReader::open(path).value();
+    auto head = core::loadTraceHead(*reader, 0, 1);
+    ASSERT_TRUE(head) << head.error().describe();
+    const core::TokenRegion region{200, 280, 20, 60};
+    auto cells = core::loadMapCells(*reader, 0, 1, MapKind::Attention, region, 512);
+    ASSERT_TRUE(cells) << cells.error().describe();
+    ASSERT_EQ(cells->rows, 80);
+    ASSERT_EQ(cells->cols, 40);
+    for (int64_t r : {0, 33, 79})
+        for (int64_t c : {0, 17, 39})
+            EXPECT_FLOAT_EQ(cells->at(r, c), exactMax(*(*head)->source, MapKind::Attention, 200 + r,
+                                                      201 + r, 20 + c, 21 + c));
+    // Pooled along the longer side: 80 queries in 10 cells of 8, so the keys in 5.
+    auto pooled = core::loadMapCells(*reader, 0, 1, MapKind::Attention, region, 10);
+    ASSERT_TRUE(pooled);
+    EXPECT_EQ(pooled->step, 8);
+    EXPECT_EQ(pooled->rows, 10);
+    EXPECT_EQ(pooled->cols, 5);
+    EXPECT_FLOAT_EQ(pooled->at(9, 4),
+                    exactMax(*(*head)->source, MapKind::Attention, 272, 280, 52, 60));
+    // Regions outside the trace are usage errors naming it.
+    for (const core::TokenRegion bad :
+         {core::TokenRegion{280, 200, 0, 10}, core::TokenRegion{0, 10, 0, 301},
+          core::TokenRegion{-1, 10, 0, 10}}) {
+        auto none = core::loadMapCells(*reader, 0, 1, MapKind::Attention, bad, 64);
+        ASSERT_FALSE(none);
+        EXPECT_EQ(none.error().kind, ErrorKind::Usage);
+        EXPECT_NE(none.error().file.find(path.filename().string()), std::string::npos);
+    }
+}
+
+TEST(MapCells, ALongRectangleReadsThePyramidCellsOfItsRowsAndColumns) {
+    const int n = static_cast<int>(core::kExactLimit) + 700;
+    const auto path = traceOf(n);
+    ASSERT_FALSE(path.empty());
+    auto reader = data::TraceReader::open(path).value();
+    auto head = core::loadTraceHead(*reader, 0, 0);
+    ASSERT_TRUE(head) << head.error().describe();
+    // Queries [n - 600, n) x keys [0, 4400): past the exact limit, so from a pyramid level.
+    const core::TokenRegion region{n - 600, n, 0, 4400};
+    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, region, 300);
+    ASSERT_TRUE(cells) << cells.error().describe();
+    int level = -1;
+    ASSERT_EQ(std::sscanf(cells->source.c_str(), "pyramid level %d", &level), 1) << cells->source;
+    const int64_t step = cells->step, unit = int64_t{1} << level;
+    EXPECT_EQ(cells->cols, (4400 + step - 1) / step);
+    EXPECT_EQ(cells->rows, (600 + step - 1) / step);
+    // A cell holds the pyramid cells whose first token falls in it (the one straddling the
+    // region's first query joins the first row): edges rounded to the level's unit.
+    const auto edge = [&](int64_t first, int64_t i, int64_t last) {
+        return std::min<int64_t>((first + i * step + unit - 1) / unit * unit, last);
+    };
+    for (int64_t r = 1; r < cells->rows; r += 5)
+        for (int64_t c = 0; c < cells->cols; c += 7) {
+            const float want =
+                exactMax(*(*head)->source, MapKind::Attention, edge(n - 600, r, n),
+                         edge(n - 600, r + 1, n), edge(0, c, 4400), edge(0, c + 1, 4400));
+            EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want)) << r << "," << c;
+        }
+}
+
 TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {
     const int n = static_cast<int>(core::kExactLimit) + 10;
     const std::filesystem::path dir =
@@ -141,7 +209,8 @@ TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {
     spec.layers = 1, spec.hiddenSize = 32, spec.heads = 2;
     ASSERT_TRUE(sample::traceRandomFox(spec, text, path, "--no-pyramids"));
     auto reader = data::TraceReader::open(path).value();
-    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, 0, n, 64);
+    auto cells =
+        core::loadMapCells(*reader, 0, 0, MapKind::Attention, core::TokenRegion::square(0, n), 64);
     ASSERT_FALSE(cells);
     EXPECT_EQ(cells.error().kind, ErrorKind::Missing);
     EXPECT_NE(cells.error().file.find(path.filename().string()), std::string::npos);

@@ -159,6 +159,13 @@ TEST(TokenizerBpe, Errors) {
     EXPECT_EQ(badMerge.error().object, "q zz");
     auto duplicate = Gpt2BpeTokenizer::fromData({{"a", 0}, {"b", 0}}, {}, {});
     ASSERT_FALSE(duplicate.ok());
+    // An id of 2^31 - 1 (the fuzzer's input: a table of 64 GB) is refused before any table.
+    auto huge = Gpt2BpeTokenizer::fromData({{"a", 0}, {"b", 2147483647}}, {}, {});
+    ASSERT_FALSE(huge.ok());
+    EXPECT_NE(huge.error().message.find("id 2147483647 is past the largest supported token id"),
+              std::string::npos)
+        << huge.error().message;
+    EXPECT_EQ(huge.error().object, "b");
     Gpt2BpeTokenizer::Options needsBos;
     needsBos.bosToken = "<s>";
     EXPECT_FALSE(Gpt2BpeTokenizer::fromData(toyVocab(), kToyMerges, needsBos).ok());

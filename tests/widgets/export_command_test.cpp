@@ -169,6 +169,9 @@ TEST(ExportCommand, RejectsBadArguments) {
     EXPECT_EQ(exportFigure(trace, "--figure map --layer 9", dir.path() / "a.png"), 2);
     EXPECT_EQ(exportFigure(trace, "--figure map --range 5:3", dir.path() / "a.png"), 2);
     EXPECT_EQ(exportFigure(trace, "--figure compare", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --queries 5:3", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure map --queries 0:99999", dir.path() / "a.png"), 2);
+    EXPECT_EQ(exportFigure(trace, "--figure grid --queries 0:10", dir.path() / "a.png"), 2);
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "a.png"));
 }
 
@@ -207,6 +210,25 @@ TEST(ExportCommand, LongRangesReadThePyramidWithoutGaps) {
         }
     EXPECT_EQ(white, 0);
     EXPECT_EQ(blankAbove, above);
+
+    // A rectangle past the exact limit, wholly in the past: queries 5000-5999 x keys 0-4999, from
+    // the pyramid. The plot has the region's shape (590 x 118 units, the page shrunk around it)
+    // and every pixel inside it is coloured.
+    const auto region = dir.path() / "region.png";
+    ASSERT_EQ(exportFigure(trace,
+                           "--figure map --layer 0 --head 3 --dpi 100 --range 0:5000 "
+                           "--queries 5000:6000",
+                           region),
+              0)
+        << test::readFile(region.string() + ".err");
+    QImage rect(QString::fromStdString(region.string()));
+    ASSERT_EQ(rect.width(), 800);
+    ASSERT_EQ(rect.height(), 263);
+    int uncoloured = 0;
+    for (int y = 53; y < 50 + 118 - 3; ++y)
+        for (int x = 103; x < 100 + 590 - 3; ++x)
+            uncoloured += rect.pixel(x, y) == qRgb(255, 255, 255);
+    EXPECT_EQ(uncoloured, 0);
 }
 
 // What the viewer shows, from the CLI: the product map, a log scale, a fixed value range; the

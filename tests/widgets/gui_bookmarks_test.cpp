@@ -45,7 +45,8 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
     // Find: the sample text starts "A forgetting gate decides"; "gate" occurs more than once.
     out = run("find",
               "cursor 0\nfind gate\nfind-next gate\ncursor 2\ntoken-summary\n"
-              "dock retention\nfit\nminimap\nzoom-cells 300 290 8\nretention-window\nminimap\n");
+              "dock retention\nfit\nminimap\nzoom-cells 300 290 8\nretention-window\nminimap\n"
+              "minimap-click 80 80\n");
     // The you-are-here box: none for the whole map; zoomed, a box around query 300 of 1418 on
     // the 96 px minimap (y about 20).
     EXPECT_NE(out.find("minimap none"), std::string::npos) << out;
@@ -56,6 +57,14 @@ TEST(GuiBookmarks, BookmarksPersistPerTraceAndFindCountsMatchesUnderXvfb) {
     EXPECT_LE(std::stod(b[2]), 300.0 / 1418 * 96 + 0.5);
     EXPECT_GE(std::stod(b[4]), 300.0 / 1418 * 96 - 0.5);
     EXPECT_LT(std::stod(b[3]) - std::stod(b[1]), 48);
+    // A click on the minimap takes the view there (pixel 80 of 96: token about 1182 across and
+    // down) and leaves the cursor where it was (token 2).
+    const auto click =
+        scriptNumbers(out, "minimap-click", {"center-key", "center-query", "cursor"});
+    ASSERT_EQ(click.size(), 3u) << out;
+    EXPECT_NEAR(click[0], 80.0 / 96 * 1418, 2.0);
+    EXPECT_NEAR(click[1], 80.0 / 96 * 1418, 2.0);
+    EXPECT_EQ(click[2], 2);
     // The Retention dock follows the map: zoomed to 8-px cells about query 300, it shows the
     // same queries, a few hundred positions rather than the whole sequence.
     std::smatch w;

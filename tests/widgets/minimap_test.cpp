@@ -39,3 +39,20 @@ TEST(Minimap, ClampedToTheMapAndNeverThinnerThanTwoPixels) {
 
 }  // namespace
 }  // namespace gatescope::widgets
+
+TEST(Minimap, APixelMapsToTheTokensItShowsClampedToTheMap) {
+    // 96 px for 1418 tokens: pixel 48 is token 709 across and down; outside the square clamps.
+    const MapPoint mid = minimapPoint(48, 24, 1418, 96);
+    EXPECT_DOUBLE_EQ(mid.key, 709);
+    EXPECT_DOUBLE_EQ(mid.query, 354.5);
+    const MapPoint outside = minimapPoint(-5, 200, 1418, 96);
+    EXPECT_DOUBLE_EQ(outside.key, 0);
+    EXPECT_DOUBLE_EQ(outside.query, 1418);
+    // Round trip with the box: the point of a box's centre lies inside the region it boxes.
+    const TokenRect visible{1000, 40000, 1600, 40400};
+    const auto box = minimapBox(visible, 65536, 96);
+    ASSERT_TRUE(box);
+    const MapPoint back = minimapPoint((box->x0 + box->x1) / 2, (box->y0 + box->y1) / 2, 65536, 96);
+    EXPECT_NEAR(back.key, 1300, 700);
+    EXPECT_NEAR(back.query, 40200, 700);
+}

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include <QRectF>
 #include <QSizeF>
 
 #include "core/maps/map_cells.h"
@@ -50,6 +51,11 @@ struct FigureOptions {
     int head = 0;
     int64_t begin = 0;  ///< token range [begin, end) of map, compare, retention and loss
     int64_t end = -1;   ///< -1: to the end of the sequence
+    /// The queries [queryBegin, queryEnd) of Map and Compare, whose keys are [begin, end): any
+    /// rectangle of the map, as the viewer's screen shows it. Both -1: the token range (a square
+    /// on the diagonal); queryEnd -1 alone: to the end of the sequence.
+    int64_t queryBegin = -1;
+    int64_t queryEnd = -1;
     /// Colormap, scale (linear, log, gamma) and value range (automatic: from the figure's cells)
     /// of Map, Compare and Grid; the other kinds use the colormap. Cells wholly in the masked
     /// future (keys after every query of the cell) are blank, as on screen.
@@ -67,6 +73,9 @@ public:
     virtual void paint(QPainter& painter) const = 0;
     /// A one-line title, also written as the document title of SVG and PDF.
     virtual std::string title() const = 0;
+    /// Where a Map figure draws its cells (figure units; cells are square, so a cell of query q
+    /// and key k of the region sits at its offsets times width / keys); none for other kinds.
+    virtual std::optional<QRectF> mapRect() const { return std::nullopt; }
 };
 
 /// Loads what `options` needs from `reader` (and `other`, the B trace of Compare, which must

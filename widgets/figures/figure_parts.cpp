@@ -59,11 +59,14 @@ ValueRange settingsRange(const ColorSettings& settings, const CellStats& stats) 
 }
 
 void blankFuture(Cells& cells) {
-    // Cell (r, c) covers queries [r, r + 1) x step and keys [c, c + 1) x step from `begin`.
-    for (int64_t r = 0; r < cells.rows; ++r)
-        for (int64_t c = r + 1; c < cells.cols; ++c)
-            cells.values[static_cast<size_t>(r * cells.cols + c)] =
-                std::numeric_limits<float>::quiet_NaN();
+    const core::TokenRegion& g = cells.region;
+    for (int64_t r = 0; r < cells.rows; ++r) {
+        const int64_t lastQuery = std::min(g.queryEnd, g.queryBegin + (r + 1) * cells.step) - 1;
+        for (int64_t c = 0; c < cells.cols; ++c)
+            if (g.keyBegin + c * cells.step > lastQuery)
+                cells.values[static_cast<size_t>(r * cells.cols + c)] =
+                    std::numeric_limits<float>::quiet_NaN();
+    }
 }
 
 QFont figureFont(double pixels, bool bold) {
@@ -161,43 +164,58 @@ void drawValueTicks(QPainter& p, const QRectF& rect, double lo, double hi) {
     p.restore();
 }
 
-void drawTokenAxes(QPainter& p, const QRectF& rect, int64_t begin, int64_t end,
+namespace {
+
+/// Ticks at nice positions of [begin, end] left of a vertical axis over rect's height.
+void drawPositionTicksY(QPainter& p, const QRectF& rect, double begin, double end) {
+    const double step = std::max(1.0, niceStep(end - begin, 6));
+    p.setFont(figureFont(11));
+    for (double v = std::ceil(begin / step) * step; v <= end; v += step) {
+        const double y = rect.top() + (v - begin) / (end - begin) * rect.height();
+        p.drawLine(QPointF(rect.left() - 4, y), QPointF(rect.left(), y));
+        p.drawText(QRectF(rect.left() - 60, y - 8, 54, 16), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(static_cast<long long>(v)));
+    }
+}
+
+}  // namespace
+
+void drawTokenAxes(QPainter& p, const QRectF& rect, const core::TokenRegion& region,
                    const std::vector<std::string>& tokens, const std::string& xTitle,
                    const std::string& yTitle, bool labelsY) {
     p.save();
     p.setPen(QPen(Qt::black, 0.8));
     p.setBrush(Qt::NoBrush);
     p.drawRect(rect);
-    const double cell = rect.width() / static_cast<double>(end - begin);
+    // Cells are square: one token is as wide as it is tall.
+    const double cell = rect.width() / static_cast<double>(region.keys());
     const double fontPx = std::min(11.0, cell * 0.85);
-    if (fontPx >= 7 && static_cast<int64_t>(tokens.size()) >= end) {
+    const bool labels = fontPx >= 7 && static_cast<int64_t>(tokens.size()) >= region.keyEnd &&
+                        static_cast<int64_t>(tokens.size()) >= region.queryEnd;
+    auto text = [&](int64_t t) { return QString::fromStdString(tokens[static_cast<size_t>(t)]); };
+    if (labels) {
         p.setFont(figureFont(fontPx));
-        for (int64_t t = begin; t < end; ++t) {
-            const QString text = QString::fromStdString(tokens[static_cast<size_t>(t)]);
-            const double c = (static_cast<double>(t - begin) + 0.5) * cell;
+        for (int64_t t = region.keyBegin; t < region.keyEnd; ++t) {
             // x: rotated labels under the map, reading downwards.
+            const double c = (static_cast<double>(t - region.keyBegin) + 0.5) * cell;
             p.save();
             p.translate(rect.left() + c, rect.bottom() + 3);
             p.rotate(90);
-            p.drawText(QRectF(0, -cell / 2, 70, cell), Qt::AlignLeft | Qt::AlignVCenter, text);
+            p.drawText(QRectF(0, -cell / 2, 70, cell), Qt::AlignLeft | Qt::AlignVCenter, text(t));
             p.restore();
-            if (labelsY)
+        }
+        if (labelsY)
+            for (int64_t t = region.queryBegin; t < region.queryEnd; ++t) {
+                const double c = (static_cast<double>(t - region.queryBegin) + 0.5) * cell;
                 p.drawText(QRectF(rect.left() - 73, rect.top() + c - cell / 2, 70, cell),
-                           Qt::AlignRight | Qt::AlignVCenter, text);
-        }
-    } else {
-        drawPositionTicks(p, rect, static_cast<double>(begin), static_cast<double>(end));
-        if (labelsY) {
-            const double step = std::max(1.0, niceStep(static_cast<double>(end - begin), 6));
-            p.setFont(figureFont(11));
-            for (double v = std::ceil(begin / step) * step; v <= end; v += step) {
-                const double y = rect.top() + (v - begin) / (end - begin) * rect.height();
-                p.drawLine(QPointF(rect.left() - 4, y), QPointF(rect.left(), y));
-                p.drawText(QRectF(rect.left() - 60, y - 8, 54, 16),
-                           Qt::AlignRight | Qt::AlignVCenter,
-                           QString::number(static_cast<long long>(v)));
+                           Qt::AlignRight | Qt::AlignVCenter, text(t));
             }
-        }
+    } else {
+        drawPositionTicks(p, rect, static_cast<double>(region.keyBegin),
+                          static_cast<double>(region.keyEnd));
+        if (labelsY)
+            drawPositionTicksY(p, rect, static_cast<double>(region.queryBegin),
+                               static_cast<double>(region.queryEnd));
     }
     p.setFont(figureFont(12));
     p.drawText(QRectF(rect.left(), rect.bottom() + 62, rect.width(), 16), Qt::AlignHCenter,

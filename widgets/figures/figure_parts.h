@@ -47,9 +47,10 @@ void drawCells(QPainter& p, const QRectF& rect, const Cells& cells, const ColorS
 void drawColorBar(QPainter& p, const QRectF& rect, const ColorSettings& settings,
                   const ValueRange& range, const std::string& label);
 
-/// Axes of a token x token map in `rect`: token labels when each token is at least a text line
-/// tall (`tokens`, display texts), position ticks otherwise. `xTitle`/`yTitle` under / left.
-void drawTokenAxes(QPainter& p, const QRectF& rect, int64_t begin, int64_t end,
+/// Axes of a map of `region` in `rect` (keys across, queries down, square tokens): token labels
+/// when each token is at least a text line tall (`tokens`, display texts), position ticks
+/// otherwise. `xTitle`/`yTitle` under / left.
+void drawTokenAxes(QPainter& p, const QRectF& rect, const core::TokenRegion& region,
                    const std::vector<std::string>& tokens, const std::string& xTitle,
                    const std::string& yTitle, bool labelsY = true);
 

@@ -82,11 +82,19 @@ struct MapPanel {
     std::string barLabel;
 };
 
+/// The largest rect of the region's shape (square tokens) at the top left of `space`.
+QRectF fitRegion(const QRectF& space, const core::TokenRegion& region) {
+    const double scale = std::min(space.width() / static_cast<double>(region.keys()),
+                                  space.height() / static_cast<double>(region.queries()));
+    return {space.left(), space.top(), scale * static_cast<double>(region.keys()),
+            scale * static_cast<double>(region.queries())};
+}
+
 void paintMapPanel(QPainter& p, const QRectF& plot, const MapPanel& panel,
                    const std::vector<std::string>& tokens, bool labelsY) {
     figures::drawCells(p, plot, panel.cells, panel.colors, panel.range);
-    figures::drawTokenAxes(p, plot, panel.cells.begin, panel.cells.end, tokens, "key position",
-                           "query position", labelsY);
+    figures::drawTokenAxes(p, plot, panel.cells.region, tokens, "key position", "query position",
+                           labelsY);
     const QRectF bar(plot.right() + 12, plot.top() + 24, 12, plot.height() * 0.7);
     figures::drawColorBar(p, bar, panel.colors, panel.range, panel.barLabel);
 }
@@ -100,10 +108,13 @@ public:
           m_tokens(std::move(tokens)) {}
     QSizeF size() const override { return m_size; }
     std::string title() const override { return m_title; }
+    std::optional<QRectF> mapRect() const override {
+        return fitRegion(QRectF(100, 50, m_size.width() - 100 - 110, m_size.height() - 50 - 95),
+                         m_panel.cells.region);
+    }
     void paint(QPainter& p) const override {
         figures::drawTitle(p, QRectF(0, 4, m_size.width(), 30), m_title);
-        const double side = std::min(m_size.width() - 100 - 110, m_size.height() - 50 - 95);
-        paintMapPanel(p, QRectF(100, 50, side, side), m_panel, m_tokens, true);
+        paintMapPanel(p, *mapRect(), m_panel, m_tokens, true);
     }
 
 private:
@@ -127,9 +138,10 @@ public:
     void paint(QPainter& p) const override {
         figures::drawTitle(p, QRectF(0, 4, m_size.width(), 30), m_title);
         const double panelW = (m_size.width() - 20) / 3.0;
-        const double side = std::min(panelW - 100 - 80, m_size.height() - 76 - 95);
         for (int i = 0; i < 3; ++i) {
-            const QRectF plot(20 + i * panelW + 90, 76, side, side);
+            const QRectF plot = fitRegion(
+                QRectF(20 + i * panelW + 90, 76, panelW - 100 - 80, m_size.height() - 76 - 95),
+                m_panels[static_cast<size_t>(i)].cells.region);
             p.save();
             p.setFont(figures::figureFont(13));
             p.drawText(QRectF(plot.left(), 50, plot.width(), 20), Qt::AlignHCenter,
@@ -395,13 +407,13 @@ Status checkHead(const data::TraceReader& reader, int layer, int head) {
 
 /// The cells of `map` (a product of the two stored maps for Product), the future blanked.
 Result<Cells> viewCells(const data::TraceReader& reader, int layer, int head, MapView map,
-                        int64_t begin, int64_t end, int maxCells) {
+                        const core::TokenRegion& region, int maxCells) {
     const auto kind = map == MapView::Decay ? kernels::MapKind::Decay : kernels::MapKind::Attention;
-    auto cells = core::loadMapCells(reader, layer, head, kind, begin, end, maxCells);
+    auto cells = core::loadMapCells(reader, layer, head, kind, region, maxCells);
     if (!cells) return cells.error();
     if (map == MapView::Product) {
         auto decay =
-            core::loadMapCells(reader, layer, head, kernels::MapKind::Decay, begin, end, maxCells);
+            core::loadMapCells(reader, layer, head, kernels::MapKind::Decay, region, maxCells);
         if (!decay) return decay.error();
         if (decay->rows != cells->rows || decay->cols != cells->cols || decay->step != cells->step)
             return Error{ErrorKind::Unsupported,
@@ -417,10 +429,10 @@ Result<Cells> viewCells(const data::TraceReader& reader, int layer, int head, Ma
     return cells;
 }
 
-Result<MapPanel> mapPanel(const data::TraceReader& reader, const FigureOptions& o, int64_t begin,
-                          int64_t end, int maxCells) {
+Result<MapPanel> mapPanel(const data::TraceReader& reader, const FigureOptions& o,
+                          const core::TokenRegion& region, int maxCells) {
     if (auto st = checkHead(reader, o.layer, o.head); !st) return st.error();
-    auto cells = viewCells(reader, o.layer, o.head, o.map, begin, end, maxCells);
+    auto cells = viewCells(reader, o.layer, o.head, o.map, region, maxCells);
     if (!cells) return cells.error();
     MapPanel panel;
     panel.colors = o.colors;
@@ -438,12 +450,29 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
     const int64_t begin = o.begin, end = o.end < 0 ? n : o.end;
     if (begin < 0 || end > n || begin >= end)
         return usage(fmt::format("range {}:{} is not within the trace's {} tokens", begin, end, n));
+    // Map and Compare show queries [queryBegin, queryEnd) when given, else the token range.
+    core::TokenRegion region = core::TokenRegion::square(begin, end);
+    if (o.queryBegin >= 0 || o.queryEnd >= 0) {
+        region.queryBegin = std::max<int64_t>(o.queryBegin, 0);
+        region.queryEnd = o.queryEnd < 0 ? n : o.queryEnd;
+        if (region.queryEnd > n || region.queryBegin >= region.queryEnd)
+            return usage(fmt::format("queries {}:{} are not within the trace's {} tokens",
+                                     region.queryBegin, region.queryEnd, n));
+    }
     const std::string mapName = toString(o.map);
-    const std::string rangeText = fmt::format("tokens {}-{}", begin, end - 1);
+    const std::string rangeText = region == core::TokenRegion::square(begin, end)
+                                      ? fmt::format("tokens {}-{}", begin, end - 1)
+                                      : fmt::format("queries {}-{}, keys {}-{}", region.queryBegin,
+                                                    region.queryEnd - 1, begin, end - 1);
     switch (o.kind) {
         case FigureKind::Map: {
-            const QSizeF size = sizeOr(o, 800, 680);
-            auto panel = mapPanel(reader, o, begin, end, 600);
+            QSizeF size = sizeOr(o, 800, 680);
+            if (o.width <= 0 && o.height <= 0 && region.queries() != region.keys()) {
+                // A rectangle: the default page shrinks around its plot, with the same margins.
+                const QRectF plot = fitRegion(QRectF(0, 0, 800 - 210, 680 - 145), region);
+                size = QSizeF(plot.width() + 210, plot.height() + 145);
+            }
+            auto panel = mapPanel(reader, o, region, 600);
             if (!panel) return panel.error();
             auto title =
                 fmt::format("layer {} head {}: {}, {}", o.layer, o.head, mapName, rangeText);
@@ -459,9 +488,9 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
                 return usage(fmt::format("the traces differ in length ({} and {} tokens)", n,
                                          other->summary().nTokens));
             const QSizeF size = sizeOr(o, 1500, 500);
-            auto a = mapPanel(reader, o, begin, end, 400);
+            auto a = mapPanel(reader, o, region, 400);
             if (!a) return a.error();
-            auto b = mapPanel(*other, o, begin, end, 400);
+            auto b = mapPanel(*other, o, region, 400);
             if (!b) return b.error();
             // One range for A and B, so that equal colours are equal values.
             a->range = b->range = figures::settingsRange(
@@ -492,7 +521,8 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
             for (const auto& layer : reader.summary().layers) {
                 std::vector<Cells> row;
                 for (int h = 0; h < layer.header.nHeads; ++h) {
-                    auto cells = viewCells(reader, layer.index, h, o.map, 0, n, 128);
+                    auto cells = viewCells(reader, layer.index, h, o.map,
+                                           core::TokenRegion::square(0, n), 128);
                     if (!cells) return cells.error();
                     row.push_back(std::move(*cells));
                 }
@@ -551,8 +581,7 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
                 const int bins = static_cast<int>(std::min<int64_t>(end - begin, 700));
                 channels.rows = (*data)->channels;
                 channels.cols = bins;
-                channels.begin = begin;
-                channels.end = end;
+                channels.region = core::TokenRegion::square(begin, end);
                 for (int c = 0; c < (*data)->channels; ++c) {
                     const auto v = channelRetention(**data, c);
                     const auto b =

@@ -32,7 +32,13 @@ ExportDialog::ExportDialog(std::shared_ptr<const TraceDocument> document, Figure
     m_dpi->setValue(150);
     m_range = new QLineEdit(this);
     m_range->setText(QStringLiteral("%1:%2").arg(base.begin).arg(base.end));
-    m_range->setToolTip("Tokens A:B (end exclusive) of map, compare, retention and loss");
+    m_range->setToolTip(
+        "Tokens A:B (end exclusive) of retention and loss; the keys of map and compare");
+    m_queries = new QLineEdit(this);
+    if (base.queryBegin >= 0)
+        m_queries->setText(QStringLiteral("%1:%2").arg(base.queryBegin).arg(base.queryEnd));
+    m_queries->setPlaceholderText("as Range");
+    m_queries->setToolTip("Query rows A:B of map and compare (empty: the Range tokens)");
     m_compare = new QLineEdit(this);
     m_compare->setPlaceholderText("B.h5 (compare only)");
     m_path = new QLineEdit(this);
@@ -41,6 +47,7 @@ ExportDialog::ExportDialog(std::shared_ptr<const TraceDocument> document, Figure
     m_format->setObjectName("format");
     m_dpi->setObjectName("dpi");
     m_range->setObjectName("range");
+    m_queries->setObjectName("queries");
     m_compare->setObjectName("compare");
     m_path->setObjectName("path");
     auto* browse = new QPushButton("Browse...", this);
@@ -51,6 +58,7 @@ ExportDialog::ExportDialog(std::shared_ptr<const TraceDocument> document, Figure
     form->addRow("Format", m_format);
     form->addRow("DPI (PNG)", m_dpi);
     form->addRow("Range", m_range);
+    form->addRow("Queries", m_queries);
     form->addRow("Compare with", m_compare);
     form->addRow("File", pathRow);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -74,17 +82,26 @@ ExportDialog::ExportDialog(std::shared_ptr<const TraceDocument> document, Figure
 bool ExportDialog::exportNow() {
     FigureOptions o = m_base;
     o.kind = static_cast<FigureKind>(m_kind->currentIndex());
-    const QStringList parts = m_range->text().split(':');
-    bool okA = false, okB = false;
-    if (parts.size() == 2) {
-        o.begin = parts[0].toLongLong(&okA);
-        o.end = parts[1].toLongLong(&okB);
-    }
     auto fail = [this](const QString& message) {
         QMessageBox::warning(this, "Export Figure", message);
         return false;
     };
-    if (!okA || !okB) return fail("Range must be A:B (token positions, end exclusive)");
+    auto span = [](const QString& text, int64_t& begin, int64_t& end) {
+        const QStringList parts = text.split(':');
+        bool okA = false, okB = false;
+        if (parts.size() == 2) {
+            begin = parts[0].trimmed().toLongLong(&okA);
+            end = parts[1].trimmed().toLongLong(&okB);
+        }
+        return okA && okB;
+    };
+    if (!span(m_range->text(), o.begin, o.end))
+        return fail("Range must be A:B (token positions, end exclusive)");
+    o.queryBegin = o.queryEnd = -1;
+    const bool region = o.kind == FigureKind::Map || o.kind == FigureKind::Compare;
+    if (region && !m_queries->text().trimmed().isEmpty() &&
+        !span(m_queries->text(), o.queryBegin, o.queryEnd))
+        return fail("Queries must be A:B (token positions, end exclusive) or empty");
     const std::filesystem::path path = m_path->text().toStdString();
     const auto format = formatFromPath(path);
     if (!format) return fail("The file must end in .png, .svg or .pdf");
@@ -101,6 +118,11 @@ bool ExportDialog::exportNow() {
         figure ? writeFigure(**figure, path, *format, m_dpi->value()) : Status(figure.error());
     QApplication::restoreOverrideCursor();
     if (!written) return fail(QString::fromStdString(written.error().describe()));
+    m_exportedMapRect.reset();
+    if (auto rect = (*figure)->mapRect()) {
+        const double pixelsPerUnit = m_dpi->value() / 100.0;
+        m_exportedMapRect = QRectF(rect->topLeft() * pixelsPerUnit, rect->size() * pixelsPerUnit);
+    }
     return true;
 }
 

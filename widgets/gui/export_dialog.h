@@ -1,10 +1,14 @@
-// ExportDialog: File > Export Figure. Kind, format, DPI, token range and path; the figure is the
-// one `gatescope export` writes (widgets/figures), for the current layer, head, map and colormap.
+// ExportDialog: File > Export Figure. Kind, format, DPI, token range, query rows and path; the
+// figure is the one `gatescope export` writes (widgets/figures), preset to the view on screen:
+// its layer, head, map, colours, value range and region (keys as Range, queries as Queries).
 // GUI thread only; rendering blocks briefly (exact tiles up to kExactLimit tokens).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+
+#include <QRectF>
 
 #include <QDialog>
 
@@ -27,6 +31,9 @@ public:
 
     /// Renders and writes the figure as set in the dialog; false (with a message box) on error.
     bool exportNow();
+    /// After a successful exportNow of a Map figure: where its cells are, in pixels of the PNG
+    /// written (figure units at its DPI); else none.
+    std::optional<QRectF> exportedMapRect() const { return m_exportedMapRect; }
 
 private:
     std::shared_ptr<const TraceDocument> m_document;
@@ -35,8 +42,10 @@ private:
     QComboBox* m_format = nullptr;
     QSpinBox* m_dpi = nullptr;
     QLineEdit* m_range = nullptr;
+    QLineEdit* m_queries = nullptr;
     QLineEdit* m_compare = nullptr;
     QLineEdit* m_path = nullptr;
+    std::optional<QRectF> m_exportedMapRect;
 };
 
 }  // namespace gatescope::widgets

@@ -107,7 +107,8 @@ void HeatmapCanvasPanel::drawLegend(ImDrawList* dl) {
 
 void HeatmapCanvasPanel::drawMinimap(ImDrawList* dl) {
     // Zoomed in, a small whole map in the top-right corner (below the legend) with the region on
-    // screen boxed: the past (on and below the diagonal) grey, the future dark.
+    // screen boxed: the past (on and below the diagonal) grey, the future dark. A click or drag
+    // on it moves the view there (handleInput).
     m_minimap = minimapBox(m_view->visible(), m_session.document().n(), kMinimapSide);
     if (!m_minimap) return;
     const float side = kMinimapSide;
@@ -118,6 +119,7 @@ void HeatmapCanvasPanel::drawMinimap(ImDrawList* dl) {
         m_minimap.reset();  // no room
         return;
     }
+    m_minimapOrigin = p0;
     dl->AddRectFilled(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + side + 2, p0.y + side + 2),
                       IM_COL32(30, 30, 36, 220));
     dl->AddTriangleFilled(p0, ImVec2(p0.x, p0.y + side), ImVec2(p0.x + side, p0.y + side),

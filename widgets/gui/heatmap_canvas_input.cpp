@@ -67,15 +67,28 @@ void HeatmapCanvasPanel::handleInput(ImVec2 size) {
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
         m_view->zoomAt(mx, my, std::pow(1.25, static_cast<double>(io.MouseWheel)));
     }
-    if (ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
+    // A press on the minimap (as drawn last frame) steers the view: the view centres on the map
+    // point under the pointer until the button is released; no pan, no cursor move.
+    const float side = kMinimapSide;
+    const ImVec2 onMinimap(io.MousePos.x - m_minimapOrigin.x, io.MousePos.y - m_minimapOrigin.y);
+    if (ImGui::IsItemActivated() && ImGui::IsMouseDown(ImGuiMouseButton_Left) && m_minimap &&
+        onMinimap.x >= 0 && onMinimap.y >= 0 && onMinimap.x < side && onMinimap.y < side)
+        m_minimapDrag = true;
+    const bool steering = m_minimapDrag;
+    if (steering && ImGui::IsItemActive()) {
+        const MapPoint p = minimapPoint(onMinimap.x, onMinimap.y, m_session.document().n(), side);
+        m_view->centerOn(p.key, p.query);
+    }
+    if (!ImGui::IsItemActive()) m_minimapDrag = false;
+    if (!steering && ImGui::IsItemActive() && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) &&
         ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.f)) {
         m_view->panPixels(io.MouseDelta.x, io.MouseDelta.y);
     }
-    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    if (!steering && ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
         m_view->zoomAt(mx, my, 2.0);
     }
     const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 3.f);  // 0: a click
-    if (ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
+    if (!steering && ImGui::IsItemDeactivated() && drag.x == 0 && drag.y == 0) {
         if (auto cell = m_view->cellAt(mx, my)) m_session.context().setCursor(cell->query);
     }
     // Right-click: a small menu (the whole map; export this view through File > Export's dialog).

@@ -109,6 +109,8 @@ public:
     /// The you-are-here box of the last frame, in minimap pixels (none when the whole map is on
     /// screen), and the minimap's side in pixels.
     const std::optional<MinimapBox>& minimap() const { return m_minimap; }
+    /// The minimap's top-left corner in host pixels, as of the last frame that drew it.
+    ImVec2 minimapOrigin() const { return m_minimapOrigin; }
     static constexpr float kMinimapSide = 96;
     /// The panel's right edge in host pixels, as of the last frame.
     float panelRight() const { return m_panelRight; }
@@ -160,6 +162,8 @@ private:
     std::vector<DrawnText> m_axisLabels;
     DrawnText m_legend{"", 0, 0, 0, 0};
     std::optional<MinimapBox> m_minimap;
+    ImVec2 m_minimapOrigin{0, 0};
+    bool m_minimapDrag = false;  ///< the left button went down on the minimap: it steers the view
     std::shared_ptr<CanvasLink> m_link;
     int m_linkSlot = -1;
     bool m_linkRange = false;

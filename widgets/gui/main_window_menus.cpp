@@ -177,9 +177,9 @@ void MainWindow::rebuildBookmarksMenu() {
     const auto& marks = m_session->context().bookmarks();
     const auto& tokens = m_session->document().tokens;
     auto label = [&](const Bookmark& b) {
-        const std::string token =
-            b.token < tokens.size() ? displayToken(tokens.text[static_cast<size_t>(b.token)], 20)
-                                    : std::string();
+        const std::string token = b.token < tokens.size()
+                                      ? displayToken(tokens.text[static_cast<size_t>(b.token)], 20)
+                                      : std::string();
         return QString::fromStdString(b.name) + QString("  (token %1 '%2', L%3 h%4)")
                                                     .arg(b.token)
                                                     .arg(QString::fromStdString(token))
@@ -276,11 +276,15 @@ void MainWindow::showExportDialog() {
             base.colors.fixedLo = canvas->range().lo;
             base.colors.fixedHi = canvas->range().hi;
         }
-        // The keys on screen, as whole tokens within the sequence.
+        // The region on screen, as whole tokens within the sequence: keys [begin, end) and
+        // queries [queryBegin, queryEnd).
         const auto& v = canvas->view();
-        base.begin = std::clamp<int64_t>(static_cast<int64_t>(v.keyAt(0)), 0, n - 1);
-        base.end = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(v.keyAt(v.width()))),
-                                       base.begin + 1, n);
+        auto span = [n](double from, double to, int64_t& begin, int64_t& end) {
+            begin = std::clamp<int64_t>(static_cast<int64_t>(std::floor(from)), 0, n - 1);
+            end = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(to)), begin + 1, n);
+        };
+        span(v.keyAt(0), v.keyAt(v.width()), base.begin, base.end);
+        span(v.queryAt(0), v.queryAt(v.height()), base.queryBegin, base.queryEnd);
     }
     auto* dialog = new ExportDialog(m_session->documentPtr(), base, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -26,4 +26,10 @@ std::optional<MinimapBox> minimapBox(const TokenRect& visible, int64_t n, float 
     return MinimapBox{x0, y0, x1, y1};
 }
 
+MapPoint minimapPoint(float x, float y, int64_t n, float side) {
+    if (n <= 0 || side <= 0) return {};
+    const double total = static_cast<double>(n), scale = total / side;
+    return {std::clamp(x * scale, 0.0, total), std::clamp(y * scale, 0.0, total)};
+}
+
 }  // namespace gatescope::widgets

@@ -20,4 +20,13 @@ struct MinimapBox {
 /// overlap it at all: no box to draw.
 std::optional<MinimapBox> minimapBox(const TokenRect& visible, int64_t n, float side);
 
+/// A point of the map in tokens (key across, query down).
+struct MapPoint {
+    double key = 0, query = 0;
+};
+
+/// The map point under minimap pixel (x, y) of a minimap of `side` pixels showing [0, n) x [0, n),
+/// clamped to the map: where a click on the minimap takes the view.
+MapPoint minimapPoint(float x, float y, int64_t n, float side);
+
 }  // namespace gatescope::widgets
