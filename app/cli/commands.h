@@ -28,9 +28,11 @@ namespace gatescope::app {
 /// shared with `demo`. Returns an exit code.
 int printTraceInfo(const std::string& path, bool json);
 
-/// Runs the viewer on `traces` (none, one, or two for compare mode), driven by `script` when
-/// given; the `open` command's body, shared with `gatescope FILE [FILE_B]` and `demo`. In builds
-/// without the GUI: a usage error (exit code 2).
-int openViewer(const std::vector<std::string>& traces, const std::string& script);
+/// Runs the viewer on `traces` (none, one, or two for compare mode; with `series`, the
+/// checkpoints of one run, the last opened), driven by `script` when given; the `open` command's
+/// body, shared with `gatescope FILE [FILE_B]` and `demo`. In builds without the GUI: a usage
+/// error (exit code 2).
+int openViewer(const std::vector<std::string>& traces, const std::string& script,
+               bool series = false);
 
 }  // namespace gatescope::app

@@ -64,6 +64,12 @@ int runViewer(int argc, char** argv, const ViewerOptions& options) {
             },
             Qt::SingleShotConnection);
     }
+    if (!options.series.empty()) {
+        QStringList paths;
+        for (const std::string& path : options.series)
+            paths.push_back(QString::fromStdString(path));
+        window.openSeries(paths);
+    }
     if (!options.trace.empty()) window.openTrace(QString::fromStdString(options.trace));
     return app.exec();
 }

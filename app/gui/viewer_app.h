@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace gatescope::app {
 
@@ -10,6 +11,7 @@ struct ViewerOptions {
     std::string trace;    ///< trace to open at start ("" for none)
     std::string script;   ///< automation script (tests, benchmarks); see viewer_script.h
     std::string compare;  ///< trace B: compare mode with `trace` once it is open ("" for none)
+    std::vector<std::string> series;  ///< checkpoints of one run: the Checkpoint Series dock
 };
 
 /// Creates the QApplication and the main window, runs the event loop and returns the exit code

@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QMouseEvent>
+#include <QPointer>
 #include <QTimer>
 
 #include "data/common/input_file.h"
@@ -73,7 +74,8 @@ void ViewerScript::frames(int count) {
     // Every host on screen paints `count` more frames. Hidden ones (a dock behind a tab) and ones
     // with nothing on screen (a dock restored at zero height) never paint.
     QCoreApplication::processEvents();  // lay out what was just shown or raised
-    std::vector<std::pair<ImGuiHost*, uint64_t>> targets;
+    // Guarded: a click that opens a trace replaces the docks' hosts while this waits.
+    std::vector<std::pair<QPointer<ImGuiHost>, uint64_t>> targets;
     for (ImGuiHost* host : m_window.hosts()) {
         if (!host->isVisible() || host->visibleRegion().isEmpty()) continue;
         targets.emplace_back(host, host->frameCount() + static_cast<uint64_t>(count));
@@ -83,7 +85,7 @@ void ViewerScript::frames(int count) {
         [&] {
             bool all = true;
             for (auto& [host, target] : targets)
-                if (host->frameCount() < target) all = false, host->update();
+                if (host && host->frameCount() < target) all = false, host->update();
             return all;
         },
         10000);
@@ -192,6 +194,7 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
     if (std::optional<bool> done = executeWindow(w)) return *done;
     if (std::optional<bool> done = executeCompare(w)) return *done;
     if (std::optional<bool> done = executeExport(w)) return *done;
+    if (std::optional<bool> done = executeEvents(w)) return *done;
     if (std::optional<bool> done = executeReads(w)) return *done;
     if (std::optional<bool> done = executeView(w)) return *done;
     if (!m_window.session()) return false;

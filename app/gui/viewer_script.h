@@ -32,6 +32,16 @@
 //                             x= y= w= h= color=RRGGBB" (window pixels, the expected fill)
 //   reads-click RANK          clicks listed token RANK (0: the strongest); prints
 //                             "reads-click rank= position= cursor="
+//   gate-events [SEARCH]      shows the Gate Events dock, waits for its table, searches; prints
+//                             "gate-events total= kept= shown= first=L:H:C:POS:RETENTION,.." (the
+//                             first three rows) or "gate-events message=TEXT" (no gates)
+//   gate-events-click ROW     clicks shown row ROW; prints "gate-events-click row= event=L:H:POS
+//                             layer= head= cursor=" (fails unless the view went to the event)
+//   series                    (after `gatescope open --series`) waits for the Checkpoint Series
+//                             dock; prints "series points= steps=A,B,.. mean-loss=X,Y,.." or
+//                             "series message=TEXT"
+//   series-click ROW          clicks row ROW and waits for its trace; prints "series-click row=
+//                             step= opened=PATH" (fails unless that row's trace opened)
 //   open-grid PATH            opens a `gatescope niah` grid.json in the Needle Grid dock
 //   grid-click LENGTH DEPTH   clicks that grid cell and waits for its trace to open and draw;
 //                             prints "opened PATH tokens= cursor="
@@ -123,6 +133,10 @@ private:
     std::optional<bool> executeReads(const std::vector<std::string>& words);
     /// Compare mode's commands (viewer_script_compare.cpp), like executeWindow.
     std::optional<bool> executeCompare(const std::vector<std::string>& words);
+    /// The Gate Events and Checkpoint Series docks' commands (viewer_script_events.cpp), like
+    /// executeWindow.
+    std::optional<bool> executeEvents(const std::vector<std::string>& words);
+    bool executeSeriesCommand(const std::vector<std::string>& words);
     /// export-view (viewer_script_export.cpp), like executeWindow.
     std::optional<bool> executeExport(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits

@@ -1,5 +1,6 @@
 // Plain messages in the real viewer under Xvfb: a Transformer trace (no forget gates) is said to
-// have none in the Retention dock and in compare mode's Compare dock, with no dataset path;
+// have none in the Retention dock, the Gate Events dock and in compare mode's Compare dock, with
+// no dataset path;
 // Go to Position past the end states the trace's positions.
 #include <fstream>
 
@@ -34,8 +35,9 @@ TEST(GuiMessages, ATransformerHasNoForgetGatesAndGoToStatesTheRangeUnderXvfb) {
     const auto png = dir / "17-no-forget-gates.png";
     const auto script = dir / "messages.script";
     // A is the Transformer; compare mode with FoX as B.
-    std::ofstream(script) << "wait\ngate-messages\ngoto 99999\ngoto 50%\ncompare " << fox.string()
-                          << "\ngate-messages\nscreenshot " << png.string() << "\nquit 0\n";
+    std::ofstream(script) << "wait\ngate-messages\ngate-events\ngoto 99999\ngoto 50%\ncompare "
+                          << fox.string() << "\ngate-messages\nscreenshot " << png.string()
+                          << "\nquit 0\n";
     int status = 0;
     const std::string out = runViewerScript(transformer, script, dir, status);
     ASSERT_EQ(status, 0) << out;
@@ -49,6 +51,9 @@ TEST(GuiMessages, ATransformerHasNoForgetGatesAndGoToStatesTheRangeUnderXvfb) {
     EXPECT_NE(compare.find("trace A: this model has no forget gates"), std::string::npos)
         << compare;
     EXPECT_EQ(compare.find("/layers/"), std::string::npos) << compare;
+    // The Gate Events dock says why it has no table.
+    EXPECT_NE(out.find("gate-events message=This trace stores no forget gates"), std::string::npos)
+        << out;
     // Go to Position: past the end says which positions there are; 50% moves the cursor.
     EXPECT_TRUE(std::regex_search(
         out, std::regex(R"(goto 99999 cursor=-1 masked=\S+ hint=Not a position: 99999\. This )"

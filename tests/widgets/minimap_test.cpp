@@ -37,9 +37,6 @@ TEST(Minimap, ClampedToTheMapAndNeverThinnerThanTwoPixels) {
     EXPECT_FLOAT_EQ(edge->y1, 10);
 }
 
-}  // namespace
-}  // namespace gatescope::widgets
-
 TEST(Minimap, APixelMapsToTheTokensItShowsClampedToTheMap) {
     // 96 px for 1418 tokens: pixel 48 is token 709 across and down; outside the square clamps.
     const MapPoint mid = minimapPoint(48, 24, 1418, 96);
@@ -56,3 +53,6 @@ TEST(Minimap, APixelMapsToTheTokensItShowsClampedToTheMap) {
     EXPECT_NEAR(back.key, 1300, 700);
     EXPECT_NEAR(back.query, 40200, 700);
 }
+
+}  // namespace
+}  // namespace gatescope::widgets

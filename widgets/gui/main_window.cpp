@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include "widgets/gui/compare_view.h"
+#include "widgets/gui/gate_events_panel.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/needle_grid_panel.h"
@@ -21,6 +22,7 @@
 #include "widgets/gui/post_to_thread.h"
 #include "widgets/gui/reads_panel.h"
 #include "widgets/gui/retention_panel.h"
+#include "widgets/gui/series_panel.h"
 #include "widgets/gui/statistics_panel.h"
 #include "widgets/gui/text_panel.h"
 #include "widgets/gui/view_toolbar.h"
@@ -73,8 +75,9 @@ QList<ImGuiHost*> MainWindow::hosts() const {
         for (ImGuiHost* host :
              {m_compare->canvasB(), m_compare->diffHost(), m_compare->compareHost()})
             if (host) all.push_back(host);
-    if (m_gridDock)
-        if (auto* grid = qobject_cast<ImGuiHost*>(m_gridDock->widget())) all.push_back(grid);
+    for (QDockWidget* kept : {m_gridDock, m_seriesDock})
+        if (kept)
+            if (auto* host = qobject_cast<ImGuiHost*>(kept->widget())) all.push_back(host);
     return all;
 }
 
@@ -82,6 +85,13 @@ StatisticsPanel* MainWindow::statisticsPanel() {
     for (ImGuiHost* host : m_hosts)
         if (host->objectName() == "statistics")
             return static_cast<StatisticsPanel*>(&host->panel());
+    return nullptr;
+}
+
+GateEventsPanel* MainWindow::gateEventsPanel() {
+    for (ImGuiHost* host : m_hosts)
+        if (host->objectName() == "gateEvents")
+            return static_cast<GateEventsPanel*>(&host->panel());
     return nullptr;
 }
 
@@ -96,17 +106,19 @@ void MainWindow::openTrace(const QString& path) {
         openNeedleGrid(path);
         return;
     }
-    openDocument("trace", path, "Could not open trace",
-                 [this, path](auto doc, const QString& error) {
-                     if (!doc) {
-                         emit traceOpened(false, error);
-                         return;
-                     }
-                     install(doc);
-                     rememberRecent(path);
-                     applyPendingFocus(path);
-                     emit traceOpened(true, {});
-                 });
+    openDocument(
+        "trace", path, "Could not open trace", [this, path](auto doc, const QString& error) {
+            if (!doc) {
+                emit traceOpened(false, error);
+                return;
+            }
+            install(doc);
+            if (m_seriesPanel)
+                m_seriesPanel->setCurrentTrace(QFileInfo(path).absoluteFilePath().toStdString());
+            rememberRecent(path);
+            applyPendingFocus(path);
+            emit traceOpened(true, {});
+        });
 }
 
 void MainWindow::openDocument(
@@ -134,8 +146,10 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         host->deleteLater();
     m_hosts.clear();
     for (QDockWidget* old : findChildren<QDockWidget*>()) {
-        if (old == m_gridDock || old == m_messagesDock) continue;  // these outlive traces
+        // These outlive traces.
+        if (old == m_gridDock || old == m_messagesDock || old == m_seriesDock) continue;
         removeDockWidget(old);
+        old->setObjectName({});  // placeDocks() finds docks by name: only the new ones
         old->deleteLater();
     }
     m_toolbar->bind(nullptr);
@@ -174,6 +188,8 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("reads", "Reads", std::make_unique<ReadsPanel>(s), Qt::BottomDockWidgetArea);
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
+         Qt::BottomDockWidgetArea);
+    dock("gateEvents", "Gate Events", std::make_unique<GateEventsPanel>(s),
          Qt::BottomDockWidgetArea);
     restoreLayout();
     if (m_gridDock) {

@@ -28,7 +28,9 @@ class CompareView;
 class HeatmapCanvasPanel;
 class ImGuiHost;
 class NeedleGridPanel;
+class SeriesPanel;
 class ReadsPanel;
+class GateEventsPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -51,6 +53,12 @@ public:
     /// canvas to the answer rows x the columns around the needle.
     void openNeedleCell(const NeedleGridCell& cell);
     NeedleGridPanel* needleGridPanel() { return m_gridPanel; }
+    /// Traces of one text from successive checkpoints of one run (File > Open Checkpoint
+    /// Series..., `gatescope open --series`): computes their series in the background and shows
+    /// it in the Checkpoint Series dock (kept across traces; a row opens its trace);
+    /// seriesOpened() reports the outcome.
+    void openSeries(const QStringList& paths);
+    SeriesPanel* seriesPanel() { return m_seriesPanel; }
     /// Compare mode (File > Compare With..., `gatescope open A.h5 B.h5`): reads trace B in the
     /// background and shows it next to the open trace A, locked, with the difference view and
     /// the Compare dock; compareOpened() reports the outcome. A new trace ends compare mode.
@@ -60,6 +68,8 @@ public:
     StatisticsPanel* statisticsPanel();
     /// The Reads dock's panel (what the cursor's token reads), or null without a trace.
     ReadsPanel* readsPanel();
+    /// The Gate Events dock's panel, or null without a trace.
+    GateEventsPanel* gateEventsPanel();
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
@@ -108,6 +118,7 @@ signals:
     /// unless `quietErrors` is set).
     void traceOpened(bool ok, QString error);
     void needleGridOpened(bool ok, QString error);
+    void seriesOpened(bool ok, QString error);
     void compareOpened(bool ok, QString error);
 
 public:
@@ -168,6 +179,8 @@ private:
     QPlainTextEdit* m_messages = nullptr;
     std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
+    QDockWidget* m_seriesDock = nullptr;
+    SeriesPanel* m_seriesPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;
     QLabel* m_hoverLabel;

@@ -34,6 +34,7 @@ void MainWindow::placeDocks() {
     QDockWidget* reads = find("readsDock");
     QDockWidget* retention = find("retentionDock");
     QDockWidget* statistics = find("statisticsDock");
+    QDockWidget* events = find("gateEventsDock");
     auto place = [this](QDockWidget* d, Qt::DockWidgetArea area) {
         if (!d) return;
         d->setFloating(false);
@@ -44,16 +45,20 @@ void MainWindow::placeDocks() {
     place(reads, Qt::BottomDockWidgetArea);
     place(retention, Qt::BottomDockWidgetArea);
     place(statistics, Qt::BottomDockWidgetArea);
+    place(events, Qt::BottomDockWidgetArea);
     if (m_compareDock) place(m_compareDock, Qt::BottomDockWidgetArea);
     if (m_gridDock) place(m_gridDock, Qt::LeftDockWidgetArea);
     if (m_messagesDock) place(m_messagesDock, Qt::BottomDockWidgetArea);
+    if (m_seriesDock) place(m_seriesDock, Qt::BottomDockWidgetArea);
     if (retention && statistics) tabifyDockWidget(retention, statistics);
     if (retention && reads) tabifyDockWidget(retention, reads);
+    if (retention && events) tabifyDockWidget(retention, events);
     if (retention && m_compareDock) tabifyDockWidget(retention, m_compareDock);
     if (retention && m_messagesDock) tabifyDockWidget(retention, m_messagesDock);
+    if (retention && m_seriesDock) tabifyDockWidget(retention, m_seriesDock);
     if (overview && m_gridDock) tabifyDockWidget(overview, m_gridDock);
     // Compare mode keeps the side docks out of the way (View menu brings them back).
-    for (QDockWidget* d : {overview, text, reads})
+    for (QDockWidget* d : {overview, text, reads, events})
         if (d) d->setVisible(!m_compare);
     for (QDockWidget* d : {retention, statistics, m_compareDock})
         if (d) d->show();

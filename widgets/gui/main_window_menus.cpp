@@ -38,6 +38,12 @@ void MainWindow::buildMenus() {
             this, "Open needle grid", {}, "Needle grids (grid.json *.json);;All files (*)");
         if (!path.isEmpty()) openNeedleGrid(path);
     });
+    file->addAction("Open Checkpoint &Series...", this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            this, "Open traces of one text from successive checkpoints", {},
+            "Traces (*.h5 *.hdf5);;All files (*)");
+        if (!paths.isEmpty()) openSeries(paths);
+    });
     file->addAction("&Compare With...", this, [this] {
         if (!m_session) {
             QMessageBox::information(this, "Compare",
