@@ -37,6 +37,12 @@
 //                             first three rows) or "gate-events message=TEXT" (no gates)
 //   gate-events-click ROW     clicks shown row ROW; prints "gate-events-click row= event=L:H:POS
 //                             layer= head= cursor=" (fails unless the view went to the event)
+//   context [attention]       shows the Effective Context dock and waits for its map (with
+//                             `attention`, computes attention horizons too); prints "context
+//                             rows= bins= bin-width= kind=gate|attention row0=LxHy first=A,B,C"
+//                             (row 0's horizons of bins 0-2, tokens)
+//   context-click ROW BIN     clicks that cell; prints "context-click row= bin= layer= head=
+//                             cursor=" (fails unless the view went to that head and bin)
 //   series                    (after `gatescope open --series`) waits for the Checkpoint Series
 //                             dock; prints "series points= steps=A,B,.. mean-loss=X,Y,.." or
 //                             "series message=TEXT"
@@ -137,6 +143,7 @@ private:
     /// executeWindow.
     std::optional<bool> executeEvents(const std::vector<std::string>& words);
     bool executeSeriesCommand(const std::vector<std::string>& words);
+    bool executeContextCommand(const std::vector<std::string>& words);
     /// export-view (viewer_script_export.cpp), like executeWindow.
     std::optional<bool> executeExport(const std::vector<std::string>& words);
     /// Moves the mouse over cell (q, k) of `canvas` (centring it first when off screen), waits

@@ -8,6 +8,7 @@
 #include <QDockWidget>
 
 #include "app/gui/viewer_script.h"
+#include "widgets/gui/context_panel.h"
 #include "widgets/gui/gate_events_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
@@ -18,18 +19,31 @@ namespace gatescope::app {
 
 using namespace widgets;
 
+namespace {
+
+/// The host of the dock whose panel is named `name` ("gateEvents": dock "gateEventsDock"),
+/// shown and raised; null when the window has no such dock.
+ImGuiHost* showDock(MainWindow& window, const QString& name) {
+    auto* dock = window.findChild<QDockWidget*>(name + "Dock");
+    ImGuiHost* host = nullptr;
+    for (ImGuiHost* h : window.hosts())
+        if (h->objectName() == name) host = h;
+    if (!dock || !host) return nullptr;
+    dock->show();
+    dock->raise();
+    return host;
+}
+
+}  // namespace
+
 std::optional<bool> ViewerScript::executeEvents(const std::vector<std::string>& w) {
     const std::string& cmd = w[0];
     if (cmd == "series" || cmd == "series-click") return executeSeriesCommand(w);
+    if (cmd == "context" || cmd == "context-click") return executeContextCommand(w);
     if (cmd != "gate-events" && cmd != "gate-events-click") return std::nullopt;
     GateEventsPanel* panel = m_window.gateEventsPanel();
-    auto* dock = m_window.findChild<QDockWidget*>("gateEventsDock");
-    ImGuiHost* host = nullptr;
-    for (ImGuiHost* h : m_window.hosts())
-        if (h->objectName() == "gateEvents") host = h;
-    if (!panel || !dock || !host) return false;
-    dock->show();
-    dock->raise();
+    ImGuiHost* host = showDock(m_window, "gateEvents");
+    if (!panel || !host) return false;
     if (!waitFor([&] { return frames(1), panel->report() || !panel->message().empty(); }, 120000))
         return false;
     if (cmd == "gate-events") {
@@ -65,13 +79,8 @@ std::optional<bool> ViewerScript::executeEvents(const std::vector<std::string>& 
 
 bool ViewerScript::executeSeriesCommand(const std::vector<std::string>& w) {
     SeriesPanel* panel = m_window.seriesPanel();
-    ImGuiHost* host = nullptr;
-    for (ImGuiHost* h : m_window.hosts())
-        if (h->objectName() == "series") host = h;
-    auto* dock = m_window.findChild<QDockWidget*>("seriesDock");
-    if (!panel || !host || !dock) return false;
-    dock->show();
-    dock->raise();
+    ImGuiHost* host = showDock(m_window, "series");
+    if (!panel || !host) return false;
     if (!waitFor([&] { return frames(1), panel->report() || !panel->message().empty(); }, 120000))
         return false;
     const core::SeriesReport* r = panel->report();
@@ -101,6 +110,52 @@ bool ViewerScript::executeSeriesCommand(const std::vector<std::string>& w) {
     const std::string opened = m_window.session()->document().summary().path;
     fmt::print("script: series-click row={} step={} opened={}\n", row, r->points[row].step, opened);
     return std::filesystem::weakly_canonical(opened) == std::filesystem::weakly_canonical(want);
+}
+
+bool ViewerScript::executeContextCommand(const std::vector<std::string>& w) {
+    ContextPanel* panel = m_window.contextPanel();
+    ImGuiHost* host = showDock(m_window, "context");
+    if (!panel || !host) return false;
+    auto settled = [&] {
+        return frames(1), !panel->computing() && (panel->map() || !panel->message().empty());
+    };
+    if (!waitFor(settled, 120000)) return false;
+    if (w[0] == "context") {
+        if (w.size() > 1 && w[1] == "attention") {
+            panel->compute(true);
+            frames(2);
+            if (!waitFor(settled, 300000)) return false;
+        }
+        frames(2);
+        const ContextMap* map = panel->map();
+        if (!map) {
+            fmt::print("script: context message={}\n", panel->message());
+            return false;
+        }
+        std::string first;
+        for (size_t b = 0; b < 3 && b < static_cast<size_t>(map->bins); ++b)
+            first += fmt::format("{}{:.9g}", first.empty() ? "" : ",",
+                                 map->horizon(panel->kind(), 0, b));
+        fmt::print("script: context rows={} bins={} bin-width={} kind={} row0=L{}H{} first={}\n",
+                   map->heads.size(), map->bins, map->binWidth,
+                   panel->kind() == HorizonKind::Gate ? "gate" : "attention",
+                   map->heads.empty() ? -1 : map->heads[0].first,
+                   map->heads.empty() ? -1 : map->heads[0].second, first);
+        return true;
+    }
+    const size_t row = std::stoul(w.at(1)), bin = std::stoul(w.at(2));
+    frames(2);
+    const auto at = panel->cellCenter(row, bin);
+    const ContextMap* map = panel->map();
+    if (!at || !map || row >= map->heads.size()) return false;
+    sendClick(host, at->x, at->y);
+    frames(3);
+    const ViewContext& ctx = m_window.session()->context();
+    fmt::print("script: context-click row={} bin={} layer={} head={} cursor={}\n", row, bin,
+               ctx.layer(), ctx.head(), ctx.cursor());
+    const int64_t begin = static_cast<int64_t>(bin) * map->binWidth;
+    return ctx.layer() == map->heads[row].first && ctx.head() == map->heads[row].second &&
+           ctx.cursor() >= begin && ctx.cursor() < begin + map->binWidth;
 }
 
 }  // namespace gatescope::app

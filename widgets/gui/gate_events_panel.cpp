@@ -10,7 +10,7 @@
 namespace gatescope::widgets {
 
 namespace {
-constexpr const char* kJob = "gate-events";
+constexpr const char* kEventsJob = "gate-events";
 }  // namespace
 
 void GateEventsPanel::compute(double retention) {
@@ -23,7 +23,7 @@ void GateEventsPanel::compute(double retention) {
     options.retention = retention;
     options.limit = kLimit;
     m_jobs.start(
-        kJob,
+        kEventsJob,
         [document, options](const std::atomic<bool>&) {
             return core::gateEvents(*document->reader, options);
         },

@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include "widgets/gui/compare_view.h"
+#include "widgets/gui/context_panel.h"
 #include "widgets/gui/gate_events_panel.h"
 #include "widgets/gui/heatmap_canvas_panel.h"
 #include "widgets/gui/imgui_host.h"
@@ -85,6 +86,12 @@ StatisticsPanel* MainWindow::statisticsPanel() {
     for (ImGuiHost* host : m_hosts)
         if (host->objectName() == "statistics")
             return static_cast<StatisticsPanel*>(&host->panel());
+    return nullptr;
+}
+
+ContextPanel* MainWindow::contextPanel() {
+    for (ImGuiHost* host : m_hosts)
+        if (host->objectName() == "context") return static_cast<ContextPanel*>(&host->panel());
     return nullptr;
 }
 
@@ -190,6 +197,8 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);
     dock("gateEvents", "Gate Events", std::make_unique<GateEventsPanel>(s),
+         Qt::BottomDockWidgetArea);
+    dock("context", "Effective Context", std::make_unique<ContextPanel>(s),
          Qt::BottomDockWidgetArea);
     restoreLayout();
     if (m_gridDock) {

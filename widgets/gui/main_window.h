@@ -31,6 +31,7 @@ class NeedleGridPanel;
 class SeriesPanel;
 class ReadsPanel;
 class GateEventsPanel;
+class ContextPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -70,6 +71,8 @@ public:
     ReadsPanel* readsPanel();
     /// The Gate Events dock's panel, or null without a trace.
     GateEventsPanel* gateEventsPanel();
+    /// The Effective Context dock's panel, or null without a trace.
+    ContextPanel* contextPanel();
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }

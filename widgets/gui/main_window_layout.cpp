@@ -35,6 +35,7 @@ void MainWindow::placeDocks() {
     QDockWidget* retention = find("retentionDock");
     QDockWidget* statistics = find("statisticsDock");
     QDockWidget* events = find("gateEventsDock");
+    QDockWidget* context = find("contextDock");
     auto place = [this](QDockWidget* d, Qt::DockWidgetArea area) {
         if (!d) return;
         d->setFloating(false);
@@ -46,6 +47,7 @@ void MainWindow::placeDocks() {
     place(retention, Qt::BottomDockWidgetArea);
     place(statistics, Qt::BottomDockWidgetArea);
     place(events, Qt::BottomDockWidgetArea);
+    place(context, Qt::BottomDockWidgetArea);
     if (m_compareDock) place(m_compareDock, Qt::BottomDockWidgetArea);
     if (m_gridDock) place(m_gridDock, Qt::LeftDockWidgetArea);
     if (m_messagesDock) place(m_messagesDock, Qt::BottomDockWidgetArea);
@@ -53,12 +55,13 @@ void MainWindow::placeDocks() {
     if (retention && statistics) tabifyDockWidget(retention, statistics);
     if (retention && reads) tabifyDockWidget(retention, reads);
     if (retention && events) tabifyDockWidget(retention, events);
+    if (retention && context) tabifyDockWidget(retention, context);
     if (retention && m_compareDock) tabifyDockWidget(retention, m_compareDock);
     if (retention && m_messagesDock) tabifyDockWidget(retention, m_messagesDock);
     if (retention && m_seriesDock) tabifyDockWidget(retention, m_seriesDock);
     if (overview && m_gridDock) tabifyDockWidget(overview, m_gridDock);
     // Compare mode keeps the side docks out of the way (View menu brings them back).
-    for (QDockWidget* d : {overview, text, reads, events})
+    for (QDockWidget* d : {overview, text, reads, events, context})
         if (d) d->setVisible(!m_compare);
     for (QDockWidget* d : {retention, statistics, m_compareDock})
         if (d) d->show();
