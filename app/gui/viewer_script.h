@@ -61,7 +61,9 @@
 //                             everything to draw; prints "compare identical= tokens-a= tokens-b=
 //                             aligned= mean-delta= a-better= bins= cursor-a= cursor-b="
 //   compare-summary           prints that line for the compare mode already open
-//   what-if CHANGE [VALUE]    right-click > What if... on the shown head: CHANGE is gate=1,
+//   what-if CHANGE [VALUE] [channel=K]
+//                             right-click > What if... on the shown head (one gate channel with
+//                             channel=K): CHANGE is gate=1,
 //                             gate, log_gate, clamp or ablate; runs it, prints "what-if CHANGE
 //                             ok= status=", then (when it ran) the compare line for A vs B
 //   diff-mode diff|log-ratio  the difference view's mode

@@ -40,8 +40,17 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
         // the intervened trace as B once it is done.
         m_window.showWhatIf();
         WhatIfDialog* dialog = m_window.whatIfDialog();
-        if (!dialog || !dialog->setChange(QString::fromStdString(arg(1)),
-                                          w.size() > 2 ? std::stod(arg(2)) : 0.5))
+        // Optional words after the change: a value (C or S) and channel=K.
+        double value = 0.5;
+        std::optional<int> channel;
+        for (size_t i = 2; i < w.size(); ++i) {
+            if (w[i].rfind("channel=", 0) == 0)
+                channel = std::stoi(w[i].substr(8));
+            else
+                value = std::stod(w[i]);
+        }
+        if (!dialog || !dialog->setChange(QString::fromStdString(arg(1)), value) ||
+            !dialog->setChannel(channel))
             return false;
         m_compareOpened = false;
         m_expectCompare = true;

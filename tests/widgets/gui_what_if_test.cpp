@@ -77,3 +77,56 @@ TEST(GuiWhatIf, ForgettingOffInOneHeadLandsInCompareModeUnderXvfb) {
               std::string::npos)
         << gone;
 }
+
+// Per-channel gates: the bundled Wall model (one gate per head dimension), What if... on one
+// channel of layer 0 head 1 with forgetting off there: B's gates of that channel are 1 (log 0),
+// the head's other channels are A's, and the manifest records the channel.
+TEST(GuiWhatIf, OneGateChannelOfAPerChannelHeadUnderXvfb) {
+    SKIP_WITHOUT_XVFB();
+    const auto dir = freshDir(screenshotDir() / "what-if-channel");
+    const auto text = dir / "in.txt", a = dir / "wall.h5";
+    {
+        std::ifstream in(sample::sampleText(), std::ios::binary);
+        std::string bytes(120, '\0');
+        in.read(bytes.data(), 120);
+        std::ofstream(text, std::ios::binary) << bytes;
+    }
+    const std::string trace =
+        fmt::format("'{}' trace --model '{}/resources/models/wall' --input '{}' --out '{}' 2>&1",
+                    GATESCOPE_CLI, GATESCOPE_SOURCE_DIR, text.string(), a.string());
+    ASSERT_EQ(std::system(trace.c_str()), 0);
+    const auto script = dir / "what-if.script";
+    std::ofstream(script) << "wait\nhead 1\nwhat-if gate=1 channel=3\nquit 0\n";
+    int status = 0;
+    const std::string out = runViewerScript(a, script, dir, status);
+    ASSERT_EQ(status, 0) << out;
+    ASSERT_NE(out.find("script: what-if gate=1 ok=1"), std::string::npos) << out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(compare mode with (\S+\.h5))"))) << out;
+    auto docA = widgets::TraceDocument::open(a);
+    auto docB = widgets::TraceDocument::open(m[1].str());
+    ASSERT_TRUE(docA.ok() && docB.ok());
+    const int64_t n = (*docA)->n();
+    auto gatesA = (*docA)->reader->gatesForHead(0, 1, 0, n);
+    auto gatesB = (*docB)->reader->gatesForHead(0, 1, 0, n);
+    ASSERT_TRUE(gatesA.ok() && gatesB.ok());
+    const int64_t channels = static_cast<int64_t>(gatesA->values.size()) / n;
+    ASSERT_GT(channels, 3);
+    bool otherChannelsDiffer = false, channelWasForgetting = false;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < channels; ++c) {
+            const size_t at = static_cast<size_t>(i * channels + c);
+            if (c == 3) {
+                ASSERT_EQ(gatesB->values[at], 0.f) << "channel 3's log gate at " << i;
+                channelWasForgetting = channelWasForgetting || gatesA->values[at] < -1e-6f;
+            } else if (std::abs(gatesA->values[at] - gatesB->values[at]) > 1e-6f) {
+                otherChannelsDiffer = true;
+            }
+        }
+    EXPECT_TRUE(channelWasForgetting) << "A's channel 3 never forgot: the test shows nothing";
+    EXPECT_FALSE(otherChannelsDiffer) << "another channel of head 1 changed";
+    const auto manifest = (*docB)->reader->manifest();
+    ASSERT_TRUE(manifest.ok());
+    EXPECT_NE(manifest->dump().find("gate=1@layers=0;heads=1;channels=3"), std::string::npos)
+        << manifest->dump();
+}

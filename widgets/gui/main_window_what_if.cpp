@@ -21,8 +21,10 @@ void MainWindow::showWhatIf() {
     source.sourceBytes = doc.tokens.sourceText;
     const ViewContext& ctx = m_session->context();
     const QString stem = QFileInfo(QString::fromStdString(doc.summary().path)).completeBaseName();
-    auto* dialog =
-        new WhatIfDialog(m_runTrace, std::move(source), ctx.layer(), ctx.head(), stem, this);
+    const data::LayerInfo* layer = doc.summary().layer(ctx.layer());
+    const int channels = layer ? layer->header.nChannels : 1;
+    auto* dialog = new WhatIfDialog(m_runTrace, std::move(source), ctx.layer(), ctx.head(),
+                                    channels, stem, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &WhatIfDialog::traceReady, this,
             [this](const QString& path) { openCompare(path); });

@@ -22,7 +22,7 @@ const char* const kWords[] = {"gate=1", "gate", "log_gate", "clamp", "ablate"};
 }  // namespace
 
 WhatIfDialog::WhatIfDialog(core::TraceJobFunction job, WhatIfSource source, int layer, int head,
-                           QString stem, QWidget* parent)
+                           int channels, QString stem, QWidget* parent)
     : QDialog(parent),
       m_source(std::move(source)),
       m_layer(layer),
@@ -47,6 +47,14 @@ WhatIfDialog::WhatIfDialog(core::TraceJobFunction job, WhatIfSource source, int 
     m_high = spin(0, 1, 1);
     auto* form = new QFormLayout;
     form->addRow("Change", m_change);
+    if (channels > 1) {
+        m_channel = new QComboBox(this);
+        m_channel->addItem(QString("all %1 gate channels").arg(channels));
+        for (int c = 0; c < channels; ++c)
+            m_channel->addItem(QString("channel %1").arg(c));
+        m_channel->setToolTip("Per-channel gates: change one channel of the head's gate, or all");
+        form->addRow("Channels", m_channel);
+    }
     form->addRow("C or S", m_value);
     form->addRow("Clamp LO", m_low);
     form->addRow("Clamp HI", m_high);
@@ -90,6 +98,7 @@ WhatIfChoice WhatIfDialog::choice() const {
     c.high = m_high->value();
     c.layer = m_layer;
     c.head = m_head;
+    if (m_channel && m_channel->currentIndex() > 0) c.channel = m_channel->currentIndex() - 1;
     return c;
 }
 
@@ -103,11 +112,23 @@ bool WhatIfDialog::setChange(const QString& word, double value) {
     return false;
 }
 
+bool WhatIfDialog::setChannel(std::optional<int> channel) {
+    if (!channel) {
+        if (m_channel) m_channel->setCurrentIndex(0);
+        return true;
+    }
+    if (!m_channel || *channel < 0 || *channel + 1 >= m_channel->count()) return false;
+    m_channel->setCurrentIndex(*channel + 1);
+    return true;
+}
+
 void WhatIfDialog::updateFields() {
     const auto change = static_cast<WhatIfChange>(m_change->currentIndex());
     m_value->setEnabled(change == WhatIfChange::Constant || change == WhatIfChange::ScaleLog);
     m_low->setEnabled(change == WhatIfChange::Clamp);
     m_high->setEnabled(change == WhatIfChange::Clamp);
+    // Ablation removes the head's output: there is no channel to choose.
+    if (m_channel) m_channel->setEnabled(change != WhatIfChange::Ablate);
 }
 
 QString WhatIfDialog::statusText() const {
@@ -120,7 +141,8 @@ void WhatIfDialog::run() {
     const auto dir = std::filesystem::temp_directory_path() / "gatescope-what-if";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    const std::string name = fmt::format("{}-l{}h{}-{}-{}", m_stem.toStdString(), c.layer, c.head,
+    const std::string name = fmt::format("{}-l{}h{}{}-{}-{}", m_stem.toStdString(), c.layer, c.head,
+                                         c.channel ? fmt::format("c{}", *c.channel) : std::string(),
                                          static_cast<int>(c.change), getpid());
     auto request = whatIfRequest(m_source, c, dir / (name + ".txt"), dir / (name + ".h5"));
     if (!request) {

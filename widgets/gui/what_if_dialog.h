@@ -1,11 +1,14 @@
 // WhatIfDialog: right-click on the map > What if... (issue 27). For the shown layer and head,
 // choose a change (forgetting off, a constant gate, a scaled log gate, a clamp, or the head
-// ablated: `trace --intervene`'s changes), then Run: the current trace's checkpoint (from its
+// ablated: `trace --intervene`'s changes) and, for per-channel gates (Wall, GSA), all of the
+// head's gate channels or one, then Run: the current trace's checkpoint (from its
 // manifest) runs again on the trace's own text with that intervention, on a worker
 // (TraceJobRunner, the injected trace job) with progress and Cancel. When it is done,
 // traceReady(path) asks the window to open compare mode: the current trace as A, the
 // intervened one as B. A trace that cannot be run again says why in the dialog. GUI thread only.
 #pragma once
+
+#include <optional>
 
 #include <QDialog>
 
@@ -26,15 +29,19 @@ class WhatIfDialog : public QDialog {
     Q_OBJECT
 public:
     /// `job` runs the trace; `source` is the current trace's manifest and source bytes; `stem`
-    /// names the output (written under the temporary folder).
-    WhatIfDialog(core::TraceJobFunction job, WhatIfSource source, int layer, int head, QString stem,
-                 QWidget* parent = nullptr);
+    /// names the output (written under the temporary folder); `channels`: the layer's gate
+    /// channels per head (1: scalar gates, no channel choice).
+    WhatIfDialog(core::TraceJobFunction job, WhatIfSource source, int layer, int head, int channels,
+                 QString stem, QWidget* parent = nullptr);
 
     /// The change as chosen in the form.
     WhatIfChoice choice() const;
     /// Selects a change by its `--intervene` spelling ("gate=1", "gate", "log_gate", "clamp",
     /// "ablate"), with `value` for gate=C and log_gate*S. False for another word.
     bool setChange(const QString& word, double value);
+    /// One gate channel of the head (per-channel gates), or none for all; false when the layer
+    /// has no such channel.
+    bool setChannel(std::optional<int> channel);
     /// Presses Run / Cancel.
     void run();
     void cancel();
@@ -54,6 +61,7 @@ private:
     QString m_stem;
     TraceJobRunner* m_runner;
     QComboBox* m_change;
+    QComboBox* m_channel = nullptr;  ///< per-channel gates only: all, then channel 0, 1, ...
     QDoubleSpinBox* m_value;
     QDoubleSpinBox* m_low;
     QDoubleSpinBox* m_high;
