@@ -48,6 +48,9 @@
 //                             "series message=TEXT"
 //   series-click ROW          clicks row ROW and waits for its trace; prints "series-click row=
 //                             step= opened=PATH" (fails unless that row's trace opened)
+//   overview-what-if L H      right-clicks the Overview's cell of layer L head H and picks
+//                             "What if..." from its menu; prints "overview-what-if layer= head=
+//                             dialog=TITLE" (the dialog that opened, for that head)
 //   open-grid PATH            opens a `gatescope niah` grid.json in the Needle Grid dock
 //   grid-click LENGTH DEPTH   clicks that grid cell and waits for its trace to open and draw;
 //                             prints "opened PATH tokens= cursor="
@@ -134,7 +137,7 @@ private:
     std::optional<bool> executeWindow(const std::vector<std::string>& words);
     /// Whether compare mode (when on) has drawn everything it asked for.
     bool compareIdle();
-    void sendClick(QWidget* host, double x, double y);
+    void sendClick(QWidget* host, double x, double y, bool right = false);
     /// Commands that read what the canvases drew (viewer_script_view.cpp), like executeWindow.
     std::optional<bool> executeView(const std::vector<std::string>& words);
     /// The Reads dock's commands (viewer_script_reads.cpp), like executeWindow.

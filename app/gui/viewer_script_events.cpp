@@ -12,8 +12,10 @@
 #include "widgets/gui/gate_events_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
+#include "widgets/gui/overview_panel.h"
 #include "widgets/gui/series_panel.h"
 #include "widgets/gui/viewer_session.h"
+#include "widgets/gui/what_if_dialog.h"
 
 namespace gatescope::app {
 
@@ -40,6 +42,24 @@ std::optional<bool> ViewerScript::executeEvents(const std::vector<std::string>& 
     const std::string& cmd = w[0];
     if (cmd == "series" || cmd == "series-click") return executeSeriesCommand(w);
     if (cmd == "context" || cmd == "context-click") return executeContextCommand(w);
+    if (cmd == "overview-what-if") {
+        OverviewPanel* overview = m_window.overviewPanel();
+        ImGuiHost* host = showDock(m_window, "overview");
+        if (!overview || !host) return false;
+        frames(2);
+        const int layer = std::stoi(w.at(1)), head = std::stoi(w.at(2));
+        const auto at = overview->cellCenter(layer, head);
+        if (!at) return false;
+        sendClick(host, at->x, at->y, true);
+        frames(2);
+        // The menu opens at the pointer; its one item is the first line below it.
+        sendClick(host, at->x + 24, at->y + 12);
+        frames(2);
+        WhatIfDialog* dialog = m_window.whatIfDialog();
+        fmt::print("script: overview-what-if layer={} head={} dialog={}\n", layer, head,
+                   dialog ? dialog->windowTitle().toStdString() : std::string("none"));
+        return dialog != nullptr;
+    }
     if (cmd != "gate-events" && cmd != "gate-events-click") return std::nullopt;
     GateEventsPanel* panel = m_window.gateEventsPanel();
     ImGuiHost* host = showDock(m_window, "gateEvents");

@@ -32,18 +32,18 @@ QDockWidget* findDock(MainWindow& window, const QString& name) {
 
 }  // namespace
 
-void ViewerScript::sendClick(QWidget* host, double x, double y) {
+void ViewerScript::sendClick(QWidget* host, double x, double y, bool right) {
     // Move, press, release with frames between, as ImGui needs to see each state.
     const QPointF at(x, y);
+    const Qt::MouseButton button = right ? Qt::RightButton : Qt::LeftButton;
     const QPointF global = host->mapToGlobal(at);
     QMouseEvent move(QEvent::MouseMove, at, global, Qt::NoButton, Qt::NoButton, Qt::NoModifier);
     QApplication::sendEvent(host, &move);
     frames(2);
-    QMouseEvent press(QEvent::MouseButtonPress, at, global, Qt::LeftButton, Qt::LeftButton,
-                      Qt::NoModifier);
+    QMouseEvent press(QEvent::MouseButtonPress, at, global, button, button, Qt::NoModifier);
     QApplication::sendEvent(host, &press);
     frames(2);
-    QMouseEvent release(QEvent::MouseButtonRelease, at, global, Qt::LeftButton, Qt::NoButton,
+    QMouseEvent release(QEvent::MouseButtonRelease, at, global, button, Qt::NoButton,
                         Qt::NoModifier);
     QApplication::sendEvent(host, &release);
     frames(2);

@@ -34,12 +34,18 @@ TEST(GuiWhatIf, ForgettingOffInOneHeadLandsInCompareModeUnderXvfb) {
     ASSERT_EQ(std::system(trace.c_str()), 0);
     const auto png = dir / "21-what-if-compare.png";
     const auto script = dir / "what-if.script";
-    std::ofstream(script) << "wait\nhead 1\nwhat-if gate=1\nscreenshot " << png.string()
-                          << "\nquit 0\n";
+    // First the Overview's way in: right-click layer 1 head 0 > What if... opens the dialog for
+    // that head; then the map's, on layer 0 head 1.
+    std::ofstream(script) << "wait\noverview-what-if 1 0\nlayer 0\nhead 1\nwhat-if gate=1\n"
+                             "screenshot "
+                          << png.string() << "\nquit 0\n";
     int status = 0;
     const std::string out = runViewerScript(a, script, dir, status);
     ASSERT_EQ(status, 0) << out;
     ASSERT_NE(out.find("script: what-if gate=1 ok=1"), std::string::npos) << out;
+    EXPECT_NE(out.find("overview-what-if layer=1 head=0 dialog=What if... (layer 1, head 0)"),
+              std::string::npos)
+        << out;
     const auto cmp = scriptNumbers(out, "compare", {"identical", "tokens-a", "tokens-b"});
     ASSERT_EQ(cmp.size(), 3u) << out;
     EXPECT_EQ(cmp[0], 1);

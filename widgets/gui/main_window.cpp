@@ -190,7 +190,12 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
         docks.push_back(d);
         m_hosts.push_back(host);
     };
-    dock("overview", "Overview", std::make_unique<OverviewPanel>(s), Qt::LeftDockWidgetArea);
+    auto overview = std::make_unique<OverviewPanel>(s);
+    if (m_runTrace)
+        overview->setWhatIfAction(
+            [this] { QTimer::singleShot(0, this, [this] { showWhatIf(); }); });
+    m_overviewPanel = overview.get();
+    dock("overview", "Overview", std::move(overview), Qt::LeftDockWidgetArea);
     dock("text", "Text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
     dock("reads", "Reads", std::make_unique<ReadsPanel>(s), Qt::BottomDockWidgetArea);
     dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);

@@ -32,6 +32,7 @@ class SeriesPanel;
 class ReadsPanel;
 class GateEventsPanel;
 class ContextPanel;
+class OverviewPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -73,6 +74,8 @@ public:
     GateEventsPanel* gateEventsPanel();
     /// The Effective Context dock's panel, or null without a trace.
     ContextPanel* contextPanel();
+    /// The Overview dock's panel, or null without a trace.
+    OverviewPanel* overviewPanel() { return m_session ? m_overviewPanel : nullptr; }
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
@@ -183,6 +186,7 @@ private:
     std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
     QDockWidget* m_seriesDock = nullptr;
+    OverviewPanel* m_overviewPanel = nullptr;  ///< owned by its dock's host, of the session
     SeriesPanel* m_seriesPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;

@@ -71,6 +71,8 @@ void OverviewPanel::draw(PanelFrame& frame) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     m_textures.beginFrame(0, ColorSettings{}, ValueRange{0, 1}, 64);
     std::vector<TileKey> wanted;
+    bool openMenu = false;
+    m_cellCenters.clear();
     for (size_t li = 0; li < layers.size(); ++li) {
         const auto& layer = layers[li];
         const float y = origin.y + 14 + li * (side + 3);
@@ -91,10 +93,15 @@ void OverviewPanel::draw(PanelFrame& frame) {
             drawCell(dl, frame.textures, layer.index, h, p0, side);
             ImGui::SetCursorScreenPos(p0);
             ImGui::PushID(layer.index * 4096 + h);
-            if (ImGui::InvisibleButton("##cell", ImVec2(side, side))) {
+            if (ImGui::InvisibleButton("##cell", ImVec2(side, side)))
                 m_session.context().setLayerHead(layer.index, h);
+            if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) {
+                m_session.context().setLayerHead(layer.index, h);
+                openMenu = true;
             }
-            if (ImGui::IsItemHovered()) wrappedTooltipf("layer %d head %d", layer.index, h);
+            m_cellCenters[{layer.index, h}] = ImVec2(p0.x + side / 2, p0.y + side / 2);
+            if (ImGui::IsItemHovered())
+                wrappedTooltipf("layer %d head %d (right-click: What if...)", layer.index, h);
             ImGui::PopID();
             const auto& ctx = m_session.context();
             if (ctx.layer() == layer.index && ctx.head() == h) {
@@ -103,11 +110,27 @@ void OverviewPanel::draw(PanelFrame& frame) {
             }
         }
     }
+    // A cell's right-click menu, opened outside the cells' ID scopes.
+    if (openMenu) ImGui::OpenPopup("##overview_menu");
+    if (ImGui::BeginPopup("##overview_menu")) {
+        const auto& ctx = m_session.context();
+        const std::string item = "What if... (layer " + std::to_string(ctx.layer()) + ", head " +
+                                 std::to_string(ctx.head()) + ")";
+        if (ImGui::MenuItem(item.c_str(), nullptr, false, static_cast<bool>(m_onWhatIf)))
+            m_onWhatIf();
+        ImGui::EndPopup();
+    }
     if (wanted != m_lastRequest) {
         m_session.tiles().request(ViewerSession::kOverviewChannel, wanted);
         m_lastRequest = wanted;
     }
     m_textures.endFrame(frame.textures);
+}
+
+std::optional<ImVec2> OverviewPanel::cellCenter(int layer, int head) const {
+    auto it = m_cellCenters.find({layer, head});
+    if (it == m_cellCenters.end()) return std::nullopt;
+    return it->second;
 }
 
 void OverviewPanel::drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head, ImVec2 p0,

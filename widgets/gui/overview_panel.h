@@ -3,6 +3,10 @@
 // mean retention as one colour. Clicking a cell selects that layer and head. GUI thread only.
 #pragma once
 
+#include <map>
+
+#include <functional>
+
 #include <optional>
 #include <vector>
 
@@ -25,6 +29,10 @@ public:
     const char* title() const override { return "Overview"; }
     void draw(PanelFrame& frame) override;
     void releaseGl(GlTextures& textures) override { m_textures.releaseAll(textures); }
+    /// Called by a cell's right-click menu item "What if..." (after the cell's head is shown).
+    void setWhatIfAction(std::function<void()> action) { m_onWhatIf = std::move(action); }
+    /// Centre of the cell of (layer, head) in host pixels as of the last frame (scripts).
+    std::optional<ImVec2> cellCenter(int layer, int head) const;
 
 private:
     void drawCell(ImDrawList* dl, GlTextures& gl, int layer, int head, ImVec2 p0, float side);
@@ -38,6 +46,8 @@ private:
     /// Mean retention per [layer][head] (NaN where the layer has no gates), once computed.
     std::optional<std::vector<std::vector<float>>> m_meanRetention;
     std::vector<TileKey> m_lastRequest;
+    std::function<void()> m_onWhatIf;
+    std::map<std::pair<int, int>, ImVec2> m_cellCenters;
 };
 
 }  // namespace gatescope::widgets
