@@ -43,6 +43,8 @@ Result<std::unique_ptr<ViewerScript>> ViewerScript::load(const std::string& path
                          s->m_openFailed = !ok;
                          if (!ok) fmt::print("script: open failed: {}\n", error.toStdString());
                      });
+    QObject::connect(&window, &MainWindow::seriesOpened, &window,
+                     [s = script.get()](bool, QString) { s->m_seriesOpened = true; });
     QObject::connect(&window, &MainWindow::needleGridOpened, &window,
                      [s = script.get()](bool ok, QString error) {
                          s->m_gridOpened = ok;

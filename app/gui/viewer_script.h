@@ -43,9 +43,10 @@
 //                             (row 0's horizons of bins 0-2, tokens)
 //   context-click ROW BIN     clicks that cell; prints "context-click row= bin= layer= head=
 //                             cursor=" (fails unless the view went to that head and bin)
-//   series                    (after `gatescope open --series`) waits for the Checkpoint Series
-//                             dock; prints "series points= steps=A,B,.. mean-loss=X,Y,.." or
-//                             "series message=TEXT"
+//   series [attention]        (after `gatescope open --series`) waits for the Checkpoint Series
+//                             dock (with `attention`: presses its Compute attention statistics
+//                             and waits again); prints "series points= steps=A,B,..
+//                             mean-loss=X,Y,.. sink-mass=S,T,.." or "series message=TEXT"
 //   series-click ROW          clicks row ROW and waits for its trace; prints "series-click row=
 //                             step= opened=PATH" (fails unless that row's trace opened)
 //   overview-what-if L H      right-clicks the Overview's cell of layer L head H and picks
@@ -168,6 +169,7 @@ private:
     bool m_gridOpened = false;
     bool m_expectCompare = false;
     bool m_compareOpened = false;
+    bool m_seriesOpened = false;
 };
 
 }  // namespace gatescope::app

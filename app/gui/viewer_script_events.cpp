@@ -108,14 +108,31 @@ bool ViewerScript::executeSeriesCommand(const std::vector<std::string>& w) {
         fmt::print("script: series message={}\n", panel->message());
         return w[0] == "series";
     }
+    if (w[0] == "series" && w.size() > 1 && w[1] == "attention") {
+        // As the dock's button does: the same traces again, with attention statistics.
+        m_seriesOpened = false;
+        panel->requestAttention();
+        if (!waitFor(
+                [&] {
+                    return frames(1),
+                           m_seriesOpened && (panel->report() || !panel->message().empty());
+                },
+                300000))
+            return false;
+        r = panel->report();
+        if (!r) return false;
+    }
     if (w[0] == "series") {
         std::string steps, losses;
         for (const core::SeriesPoint& p : r->points) {
             steps += fmt::format("{}{}", steps.empty() ? "" : ",", p.step);
             losses += fmt::format("{}{:.9g}", losses.empty() ? "" : ",", p.meanLoss);
         }
-        fmt::print("script: series points={} steps={} mean-loss={}\n", r->points.size(), steps,
-                   losses);
+        std::string sinks;
+        for (const core::SeriesPoint& p : r->points)
+            sinks += fmt::format("{}{:.9g}", sinks.empty() ? "" : ",", p.overall.sinkMass);
+        fmt::print("script: series points={} steps={} mean-loss={} sink-mass={}\n",
+                   r->points.size(), steps, losses, sinks);
         return true;
     }
     const size_t row = std::stoul(w.at(1));

@@ -26,8 +26,9 @@ TEST(GuiSeries, RowsAreTheCliSeriesAndOpenTheirTracesUnderXvfb) {
             sample::traceRandomFox(spec, sample::sampleText(), traces.back(), "--range 0:200"));
         paths += " '" + traces.back().string() + "'";
     }
-    std::ofstream(dir / "series.script") << "wait\nseries\nseries-click 0\nscreenshot "
-                                         << (dir / "series.png").string() << "\nquit 0\n";
+    std::ofstream(dir / "series.script")
+        << "wait\nseries\nseries-click 0\nseries attention\nscreenshot "
+        << (dir / "series.png").string() << "\nquit 0\n";
     std::vector<std::filesystem::path> args = {"--series"};  // a flag among the paths
     args.insert(args.end(), traces.begin(), traces.end());
     int status = 0;
@@ -55,6 +56,19 @@ TEST(GuiSeries, RowsAreTheCliSeriesAndOpenTheirTracesUnderXvfb) {
     for (size_t i = 0; i < 3; ++i) {
         EXPECT_EQ(m[1 + i], rows[i].first);
         EXPECT_NEAR(std::stod(m[4 + i]), rows[i].second, 1e-4) << "row " << i;
+    }
+    // Without attention statistics the sink mass is not there ("nan"); the dock's button
+    // computes it (a share of attention mass, in [0, 1]).
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(series points=3 .* sink-mass=(\S+))")))
+        << out;
+    EXPECT_EQ(m[1], "nan,nan,nan");
+    std::smatch with;
+    ASSERT_TRUE(std::regex_search(
+        out, with, std::regex(R"(series points=3 .* sink-mass=([0-9.]+),([0-9.]+),([0-9.]+)\n)")))
+        << out;
+    for (int i = 1; i <= 3; ++i) {
+        EXPECT_GT(std::stod(with[i]), 0.0);
+        EXPECT_LE(std::stod(with[i]), 1.0);
     }
     // The click opened the first row's trace (the command fails otherwise).
     EXPECT_TRUE(

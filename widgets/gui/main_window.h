@@ -58,8 +58,9 @@ public:
     /// Traces of one text from successive checkpoints of one run (File > Open Checkpoint
     /// Series..., `gatescope open --series`): computes their series in the background and shows
     /// it in the Checkpoint Series dock (kept across traces; a row opens its trace);
-    /// seriesOpened() reports the outcome.
-    void openSeries(const QStringList& paths);
+    /// seriesOpened() reports the outcome. `attention`: with attention statistics (sink mass,
+    /// attention horizon, prunable fraction; exact, O(N^2) per head and trace).
+    void openSeries(const QStringList& paths, bool attention = false);
     SeriesPanel* seriesPanel() { return m_seriesPanel; }
     /// Compare mode (File > Compare With..., `gatescope open A.h5 B.h5`): reads trace B in the
     /// background and shows it next to the open trace A, locked, with the difference view and

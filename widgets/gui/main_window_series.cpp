@@ -16,9 +16,11 @@ namespace gatescope::widgets {
 
 namespace {
 
-/// The series of `paths` as `gatescope stats --series` computes it (loss and gate statistics;
-/// steps from the checkpoint folders' names, else the order given).
-Result<core::SeriesReport> computeSeries(const std::vector<std::string>& paths) {
+/// The series of `paths` as `gatescope stats --series [--attention]` computes it (loss and gate
+/// statistics, attention statistics when asked; steps from the checkpoint folders' names, else
+/// the order given).
+Result<core::SeriesReport> computeSeries(const std::vector<std::string>& paths, bool attention,
+                                         const std::atomic<bool>& cancelled) {
     std::vector<std::shared_ptr<const data::TraceReader>> readers;
     for (const std::string& path : paths) {
         auto reader = data::TraceReader::open(path);
@@ -27,6 +29,8 @@ Result<core::SeriesReport> computeSeries(const std::vector<std::string>& paths) 
     }
     core::StatsOptions options;
     options.series = true;
+    options.attention = attention;
+    options.attentionOptions.cancel = &cancelled;
     auto report = core::statsReport(readers, options);
     if (!report) return report.error();
     if (!report->series)
@@ -36,7 +40,7 @@ Result<core::SeriesReport> computeSeries(const std::vector<std::string>& paths) 
 
 }  // namespace
 
-void MainWindow::openSeries(const QStringList& paths) {
+void MainWindow::openSeries(const QStringList& paths, bool attention) {
     std::vector<std::string> files;
     for (const QString& p : paths)
         files.push_back(QFileInfo(p).absoluteFilePath().toStdString());
@@ -61,6 +65,12 @@ void MainWindow::openSeries(const QStringList& paths) {
                 openTrace(QString::fromStdString(path));
             });
         });
+        panel->setAttentionAction([this](std::vector<std::string> traces) {
+            QStringList again;
+            for (const std::string& t : traces)
+                again.push_back(QString::fromStdString(t));
+            QTimer::singleShot(0, this, [this, again] { openSeries(again, true); });
+        });
         m_seriesPanel = panel.get();
         auto* host = new ImGuiHost(std::move(panel));
         host->setObjectName("series");
@@ -76,7 +86,10 @@ void MainWindow::openSeries(const QStringList& paths) {
     m_seriesDock->raise();
     statusBar()->showMessage(QString("Computing the series of %1 traces ...").arg(files.size()));
     m_jobs.start(
-        "series", [files](const std::atomic<bool>&) { return computeSeries(files); },
+        "series",
+        [files, attention](const std::atomic<bool>& cancelled) {
+            return computeSeries(files, attention, cancelled);
+        },
         [this](Result<core::SeriesReport> report) {
             const bool ok = static_cast<bool>(report);
             const QString error =

@@ -107,9 +107,13 @@ void SeriesPanel::draw(PanelFrame&) {
         valueCell(p.overall.prunableFraction, "%.3f");
     }
     ImGui::EndTable();
-    ImGui::TextDisabled(
-        "Sink mass, attention horizon and prunable fraction need attention "
-        "statistics: gatescope stats --series --attention.");
+    if (!r->points.empty() && std::isnan(r->points[0].overall.sinkMass)) {
+        ImGui::TextDisabled(
+            "Sink mass, attention horizon and prunable fraction need attention "
+            "statistics (exact, O(N^2) per head and trace).");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Compute attention statistics")) requestAttention();
+    }
 }
 
 }  // namespace gatescope::widgets

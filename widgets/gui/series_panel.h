@@ -39,6 +39,14 @@ public:
     const core::SeriesReport* report() const;
     /// The error of the last computation, else empty.
     std::string message() const;
+    /// Called by the "Compute attention statistics" button with the series' traces.
+    void setAttentionAction(std::function<void(std::vector<std::string>)> action) {
+        m_onAttention = std::move(action);
+    }
+    /// What the button does: asks the window for the series again with attention statistics.
+    void requestAttention() {
+        if (m_onAttention) m_onAttention(m_paths);
+    }
     /// The trace the window shows now (its row is highlighted).
     void setCurrentTrace(std::string path) { m_current = std::move(path); }
     /// Asks the window to open the trace of row `row` (rows in step order).
@@ -49,6 +57,7 @@ public:
 private:
     std::vector<std::string> m_paths;
     OpenTrace m_open;
+    std::function<void(std::vector<std::string>)> m_onAttention;
     std::optional<Result<core::SeriesReport>> m_report;  // empty while computing
     std::string m_current;
     std::map<size_t, ImVec2> m_rowCenters;
