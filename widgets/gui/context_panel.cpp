@@ -46,6 +46,10 @@ void ContextPanel::compute(bool attention) {
         });
 }
 
+bool ContextPanel::computing() const {
+    return m_jobs.busy(kContextJob);
+}
+
 void ContextPanel::setKind(HorizonKind kind) {
     m_kind = kind;
     requestRepaint();

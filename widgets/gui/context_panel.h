@@ -36,7 +36,7 @@ public:
     const ContextMap* map() const { return m_map ? &*m_map : nullptr; }
     /// The error of the last computation, else empty.
     const std::string& message() const { return m_message; }
-    bool computing() const { return m_jobs.busy("context"); }
+    bool computing() const;
     HorizonKind kind() const { return m_kind; }
     void setKind(HorizonKind kind);
     /// Shows row `row`'s layer and head and puts the cursor in the middle of bin `bin`.
