@@ -68,7 +68,7 @@ listCases() {
 
 echo "== engine_tests: GPU traces against CPU traces (fixtures: $fixtures)"
 : >"$logs/gpu-trace.log"
-for t in $(listCases '*GpuFixtureTrace*:*GpuRandomFoxTrace*:GpuWallTrace.*:GpuTrace.*' ""); do
+for t in $(listCases '*GpuFixtureTrace*:*GpuRandomFoxTrace*:GpuWallTrace.*:GpuTrace.*:*Gpu*Intervention*' ""); do
     runCase "$t" "$logs/gpu-trace.log" || status=1
 done
 if [[ ${GATESCOPE_GPU_CPU_TESTS:-1} != 0 ]]; then
@@ -87,6 +87,11 @@ cli=$build/app/gatescope
 $cli trace --model "$fixtures/fox/fox-pro" --input "$fixtures/fox/fox-pro/expected.safetensors" \
     --tensor input_ids --out "$build/fox-pro-cuda.h5" --device cuda --dtype bfloat16 2>&1 | tail -2 || status=1
 $cli info --json "$build/fox-pro-cuda.h5" 2>&1 | grep -E '"(device|attention_path|model_type)"' || status=1
+echo "== gatescope trace --device cuda --intervene gate=1@layers=1 (fox/fox-pro), compare"
+$cli trace --model "$fixtures/fox/fox-pro" --input "$fixtures/fox/fox-pro/expected.safetensors" \
+    --tensor input_ids --out "$build/fox-pro-cuda-off.h5" --device cuda --dtype bfloat16 \
+    --intervene gate=1@layers=1 2>&1 | tail -2 || status=1
+$cli compare "$build/fox-pro-cuda.h5" "$build/fox-pro-cuda-off.h5" 2>&1 | head -12 || status=1
 
 if [[ ${GATESCOPE_GPU_SANITIZE:-1} != 0 ]]; then
     # fox_bf16_d64_N4096: the ping-pong warpgroups of the sm_90a forward (d = 64 from 4096 keys).

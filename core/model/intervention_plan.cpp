@@ -116,17 +116,8 @@ bool InterventionPlan::selectsChannel(const Intervention& item, int channel) con
 }
 
 Result<std::shared_ptr<const InterventionPlan>> planInterventions(
-    const std::vector<Intervention>& items, const ModelInfo& info, std::span<const int32_t> ids,
-    std::string_view device) {
+    const std::vector<Intervention>& items, const ModelInfo& info, std::span<const int32_t> ids) {
     if (items.empty()) return std::shared_ptr<const InterventionPlan>();
-    if (device != "cpu") {
-        return Error{ErrorKind::Unsupported,
-                     fmt::format("interventions run on the CPU forward only, not on --device {}; "
-                                 "trace with --device cpu",
-                                 device),
-                     {},
-                     std::string(kInterventionOption)};
-    }
     auto plan = std::make_shared<InterventionPlan>();
     plan->layers = info.layers;
     plan->heads = info.heads;

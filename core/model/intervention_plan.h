@@ -38,10 +38,8 @@ struct InterventionPlan {
 /// range), a gate intervention on a model without gates (the RoPE Transformer: only ablate
 /// applies), a selection that splits a group of query heads sharing one gate, a patch trace
 /// with other tokens, another head or channel count, or without gates for a selected layer;
-/// Unsupported when `device` is not "cpu" (interventions run on the CPU forward only); the
-/// reader's errors (naming the patch file) when it cannot be read. Empty `items`: null plan.
+/// the reader's errors (naming the patch file) when it cannot be read. Empty `items`: null plan.
 Result<std::shared_ptr<const InterventionPlan>> planInterventions(
-    const std::vector<Intervention>& items, const ModelInfo& info, std::span<const int32_t> ids,
-    std::string_view device);
+    const std::vector<Intervention>& items, const ModelInfo& info, std::span<const int32_t> ids);
 
 }  // namespace gatescope::core

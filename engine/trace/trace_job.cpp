@@ -209,8 +209,7 @@ Result<TraceOutcome> runTraceJobUnguarded(const TraceRequest& request,
                      request.modelDir.string(), "--documents"};
     }
     // Checked (and patch traces read) before the output file exists.
-    auto interventions =
-        planInterventions(request.interventions, model->info(), input->ids, request.device);
+    auto interventions = planInterventions(request.interventions, model->info(), input->ids);
     if (!interventions) return interventions.error();
 
     data::TraceWriterOptions writerOptions = request.writer;

@@ -63,8 +63,7 @@ TEST(TransformerIntervention, GateInterventionIsAUsageError) {
     ASSERT_TRUE(model) << model.error().describe();
     EXPECT_EQ((*model)->info().gateChannels, 0);
     const std::vector<int32_t> ids = {1, 2, 3};
-    auto plan =
-        core::planInterventions(test::parseAll({"gate=1@layers=0"}), (*model)->info(), ids, "cpu");
+    auto plan = core::planInterventions(test::parseAll({"gate=1@layers=0"}), (*model)->info(), ids);
     ASSERT_FALSE(plan);
     EXPECT_EQ(plan.error().kind, ErrorKind::Usage);
     EXPECT_EQ(plan.error().object, "--intervene");

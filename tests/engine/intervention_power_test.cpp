@@ -15,9 +15,9 @@
 namespace gatescope {
 namespace {
 
-using test::power::RefConfig;
+using PowerRefConfig = test::power::RefConfig;
 
-void expectIntervenedMatches(const RefConfig& c, const test::InterventionCase& param) {
+void expectIntervenedMatches(const PowerRefConfig& c, const test::InterventionCase& param) {
     test::power::Weights weights;
     std::map<std::string, std::vector<int64_t>> shapes;
     test::power::randomWeights(c, 2027, weights, shapes);
@@ -71,14 +71,14 @@ void expectIntervenedMatches(const RefConfig& c, const test::InterventionCase& p
 
 class PowerIntervention : public ::testing::TestWithParam<test::InterventionCase> {};
 TEST_P(PowerIntervention, MatchesTheIntervenedFloat64Reference) {
-    expectIntervenedMatches(RefConfig{97, 2, 4, 1, 8, 32, true, true, false, 2}, GetParam());
+    expectIntervenedMatches(PowerRefConfig{97, 2, 4, 1, 8, 32, true, true, false, 2}, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Kinds, PowerIntervention, ::testing::ValuesIn(test::scalarGateCases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
 class PowerGroupedIntervention : public ::testing::TestWithParam<test::InterventionCase> {};
 TEST_P(PowerGroupedIntervention, MatchesTheIntervenedFloat64Reference) {
-    expectIntervenedMatches(RefConfig{97, 2, 2, 2, 8, 32, true, true, false, 2}, GetParam());
+    expectIntervenedMatches(PowerRefConfig{97, 2, 2, 2, 8, 32, true, true, false, 2}, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Kinds, PowerGroupedIntervention,
                          ::testing::ValuesIn(test::pairedGateCases()),
@@ -89,7 +89,7 @@ TEST(PowerGroupedIntervention, SplittingAGateGroupIsAUsageError) {
     core::ModelInfo info;
     info.layers = 2, info.heads = 4, info.gateChannels = 1, info.gateGroup = 2;
     const std::vector<int32_t> ids = {1, 2, 3};
-    auto plan = core::planInterventions(test::parseAll({"gate=1@heads=1"}), info, ids, "cpu");
+    auto plan = core::planInterventions(test::parseAll({"gate=1@heads=1"}), info, ids);
     ASSERT_FALSE(plan);
     EXPECT_EQ(plan.error().kind, ErrorKind::Usage);
     EXPECT_NE(plan.error().message.find("query heads 0-1 share one gate"), std::string::npos)

@@ -48,7 +48,7 @@ inline PlannedInterventions planFor(const std::vector<std::string>& specs,
     std::vector<core::Intervention> unpatched;
     for (const auto& item : items)
         if (item.kind != core::InterventionKind::GatePatch) unpatched.push_back(item);
-    auto checked = core::planInterventions(unpatched, info, ids, "cpu");
+    auto checked = core::planInterventions(unpatched, info, ids);
     EXPECT_TRUE(checked) << checked.error().describe();
     auto plan = std::make_shared<core::InterventionPlan>();
     plan->layers = info.layers;

@@ -8,14 +8,14 @@
 namespace gatescope {
 namespace {
 
-using test::power::RefConfig;
+using PowerRefConfig = test::power::RefConfig;
 
 struct Broken {
     test::power::Weights weights;
     std::map<std::string, std::vector<int64_t>> shapes;
     nlohmann::json config;
     Broken() {
-        const RefConfig c{64, 1, 2, 1, 8, 16, true, true, false, 2};
+        const PowerRefConfig c{64, 1, 2, 1, 8, 16, true, true, false, 2};
         test::power::randomWeights(c, 7, weights, shapes);
         config = test::power::configJson(c);
     }

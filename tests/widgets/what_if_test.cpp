@@ -1,6 +1,7 @@
 // What if... (display-free): each change becomes `--intervene` text that core::parseIntervention
 // reads back as that change on that layer and head; the trace job takes the manifest's
-// checkpoint and the trace's source bytes; a trace that cannot say what to run says so plainly.
+// checkpoint and the trace's source bytes and repeats its dtype, device, documents and recording;
+// a trace that cannot say what to run says so plainly.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -72,6 +73,11 @@ TEST(WhatIf, TheJobRunsTheManifestsCheckpointOnTheTracedBytes) {
     written << std::ifstream(dir / "in.txt", std::ios::binary).rdbuf();
     EXPECT_EQ(written.str(), source.sourceBytes);
 
+    // A trace without run settings (an older manifest) runs with the defaults on the CPU.
+    EXPECT_EQ(request->dtype, core::ComputeDType::Float32);
+    EXPECT_EQ(request->device, "cpu");
+    EXPECT_TRUE(request->storePyramids);
+
     // What cannot be run again is said plainly.
     WhatIfSource none = source;
     none.manifest["checkpoint"] = nlohmann::json::object();
@@ -88,5 +94,40 @@ TEST(WhatIf, TheJobRunsTheManifestsCheckpointOnTheTracedBytes) {
     e = whatIfRequest(ids, c, dir / "in.txt", dir / "out.h5");
     ASSERT_FALSE(e.ok());
     EXPECT_EQ(e.error().kind, ErrorKind::Unsupported);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(WhatIf, TheJobRepeatsHowTheTraceWasMade) {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("whatif-s-{}", getpid());
+    std::filesystem::create_directories(dir / "model");
+    WhatIfSource source;
+    source.manifest = nlohmann::json::parse(R"({
+        "input": {"kind": "text"}, "device": "cuda:0: NVIDIA H100 80GB HBM3",
+        "dtypes": {"weights": "float32", "compute": "bfloat16", "factors": "bfloat16"},
+        "input_file": {"documents": "at:5,9"},
+        "recording": {"layers": [0, 2], "pyramid_heads": [1], "factors": true, "values": true,
+                      "pyramids": false, "pyramid_finest_side": 256}})");
+    source.manifest["checkpoint"]["path"] = (dir / "model").string();
+    source.sourceBytes = "The cat sat on the mat.\n";
+    WhatIfChoice c;
+    auto request = whatIfRequest(source, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_TRUE(request.ok()) << request.error().describe();
+    EXPECT_EQ(request->dtype, core::ComputeDType::BFloat16);
+    EXPECT_EQ(request->device, "cuda");
+    EXPECT_EQ(request->documents.text, "at:5,9");
+    EXPECT_EQ(request->layers, (std::vector<int>{0, 2}));
+    EXPECT_EQ(request->pyramidHeads, std::vector<int>{1});
+    EXPECT_TRUE(request->storeValues);
+    EXPECT_FALSE(request->storePyramids);
+    EXPECT_EQ(request->pyramidFinestSide, 256);
+    c.device = "cpu";  // the user's choice wins over the trace's device
+    request = whatIfRequest(source, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_TRUE(request.ok());
+    EXPECT_EQ(request->device, "cpu");
+    EXPECT_EQ(whatIfDevice({{"device", "cpu (16 threads)"}}), "cpu");
+    EXPECT_EQ(whatIfDevice({{"device", 3}}), "cpu");
+    // A documents text the parser refuses is an error, not a run on other documents.
+    source.manifest["input_file"]["documents"] = "at:x";
+    EXPECT_FALSE(whatIfRequest(source, c, dir / "in.txt", dir / "out.h5").ok());
     std::filesystem::remove_all(dir);
 }

@@ -58,9 +58,16 @@ WhatIfDialog::WhatIfDialog(core::TraceJobFunction job, WhatIfSource source, int 
     form->addRow("C or S", m_value);
     form->addRow("Clamp LO", m_low);
     form->addRow("Clamp HI", m_high);
+    m_device = new QComboBox(this);
+    m_device->addItems({"cpu", "cuda"});
+    m_device->setCurrentText(QString::fromStdString(whatIfDevice(m_source.manifest)));
+    m_device->setToolTip(
+        "Where the changed trace runs (the trace's own device first); its dtype, "
+        "documents and recorded layers are the trace's");
+    form->addRow("Device", m_device);
     m_status = new QLabel(
-        "Runs this trace's checkpoint again on its text with the change, then "
-        "compares: this trace (A) with the changed one (B).",
+        "Runs this trace's checkpoint again on its text with the change (in the trace's dtype, "
+        "recording what it recorded), then compares: this trace (A) with the changed one (B).",
         this);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -99,6 +106,7 @@ WhatIfChoice WhatIfDialog::choice() const {
     c.layer = m_layer;
     c.head = m_head;
     if (m_channel && m_channel->currentIndex() > 0) c.channel = m_channel->currentIndex() - 1;
+    c.device = m_device->currentText().toStdString();
     return c;
 }
 

@@ -62,6 +62,7 @@ private:
     TraceJobRunner* m_runner;
     QComboBox* m_change;
     QComboBox* m_channel = nullptr;  ///< per-channel gates only: all, then channel 0, 1, ...
+    QComboBox* m_device;             ///< cpu, cuda; the trace's own first
     QDoubleSpinBox* m_value;
     QDoubleSpinBox* m_low;
     QDoubleSpinBox* m_high;

@@ -10,7 +10,57 @@ namespace {
 Error plain(ErrorKind kind, std::string message) {
     return Error{kind, std::move(message), {}, {}};
 }
+
+/// `object[key]` when it is an object, else null (manifests come from files).
+const nlohmann::json* member(const nlohmann::json& object, const char* key) {
+    if (!object.is_object() || !object.contains(key)) return nullptr;
+    return &object[key];
+}
+
+std::vector<int> intList(const nlohmann::json* list) {
+    std::vector<int> out;
+    if (list && list->is_array())
+        for (const auto& v : *list)
+            if (v.is_number_integer()) out.push_back(v.get<int>());
+    return out;
+}
+
+/// The manifest's dtype, documents and recording options onto `request` (absent keys keep the
+/// defaults: a trace of an older gatescope records less).
+Status copyRunSettings(const nlohmann::json& m, core::TraceRequest& request) {
+    if (const auto* dtypes = member(m, "dtypes"))
+        if (const auto* compute = member(*dtypes, "compute");
+            compute && compute->is_string() && compute->get<std::string>() == "bfloat16")
+            request.dtype = core::ComputeDType::BFloat16;
+    if (const auto* input = member(m, "input_file"))
+        if (const auto* docs = member(*input, "documents"); docs && docs->is_string()) {
+            auto split = core::parseDocumentSplit(docs->get<std::string>());
+            if (!split) return split.error();
+            request.documents = *split;
+        }
+    const auto* rec = member(m, "recording");
+    if (!rec) return Ok{};
+    request.layers = intList(member(*rec, "layers"));
+    request.pyramidHeads = intList(member(*rec, "pyramid_heads"));
+    auto flag = [&](const char* key, bool& out) {
+        if (const auto* v = member(*rec, key); v && v->is_boolean()) out = v->get<bool>();
+    };
+    flag("factors", request.storeFactors);
+    flag("values", request.storeValues);
+    flag("pyramids", request.storePyramids);
+    if (const auto* side = member(*rec, "pyramid_finest_side");
+        side && side->is_number_integer() && side->get<int64_t>() > 0)
+        request.pyramidFinestSide = side->get<int64_t>();
+    return Ok{};
+}
 }  // namespace
+
+std::string whatIfDevice(const nlohmann::json& manifest) {
+    const auto* device = member(manifest, "device");
+    return device && device->is_string() && device->get<std::string>().rfind("cuda", 0) == 0
+               ? "cuda"
+               : "cpu";
+}
 
 std::string interventionText(const WhatIfChoice& c) {
     std::string what;
@@ -84,6 +134,8 @@ Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatI
     request.input.kind = core::InputKind::Text;
     request.out = out;
     request.interventions = {*intervention};
+    if (auto st = copyRunSettings(m, request); !st) return st.error();
+    request.device = choice.device.empty() ? whatIfDevice(m) : choice.device;
     return request;
 }
 

@@ -32,6 +32,7 @@ struct WhatIfChoice {
     double low = 0, high = 1;
     int layer = 0, head = 0;
     std::optional<int> channel;  ///< one gate channel (per-channel gates); none: all
+    std::string device;          ///< "cpu" or "cuda"; empty: the trace's (whatIfDevice)
 };
 
 /// The `--intervene` text of `choice`, e.g. "gate=1@layers=1;heads=2".
@@ -43,11 +44,18 @@ struct WhatIfSource {
     std::string sourceBytes;
 };
 
+/// "cuda" when the manifest says the trace ran on a GPU, else "cpu": where What if... runs the
+/// changed trace unless the user chooses otherwise.
+std::string whatIfDevice(const nlohmann::json& manifest);
+
 /// The trace job of `choice` on `source`, writing `out`; the source bytes go to `inputFile`
-/// (written here). Errors (plain words, Usage/Missing/Unsupported): the change does not parse
-/// (core::parseIntervention's message), the manifest names no checkpoint, the checkpoint folder
-/// is not there, the trace was made from token ids or stores no source bytes, `inputFile` cannot
-/// be written.
+/// (written here). The job repeats how the trace was made, so that the two differ by the change
+/// alone: its compute dtype (a bfloat16 trace compared with a float32 run would mix rounding
+/// into the loss delta), packed documents and what it recorded (layers, pyramid heads and
+/// finest side, factors, values, pyramids), from the manifest; on `choice.device`. Errors (plain
+/// words, Usage/Missing/Unsupported): the change does not parse (core::parseIntervention's
+/// message), the manifest names no checkpoint, the checkpoint folder is not there, the trace was
+/// made from token ids or stores no source bytes, `inputFile` cannot be written.
 Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatIfChoice& choice,
                                          const std::filesystem::path& inputFile,
                                          const std::filesystem::path& out);
