@@ -51,7 +51,11 @@
 //                             step= opened=PATH" (fails unless that row's trace opened)
 //   overview-what-if L H      right-clicks the Overview's cell of layer L head H and picks
 //                             "What if..." from its menu; prints "overview-what-if layer= head=
-//                             dialog=TITLE" (the dialog that opened, for that head)
+//                             dialog=TITLE channel=" (the dialog that opened, for that head)
+//   retention-what-if ROW     right-clicks the Retention dock's row ROW (a head's track for
+//                             scalar gates, a channel's heatmap row for per-channel gates) and
+//                             picks the menu's first item; prints "retention-what-if row=
+//                             dialog=TITLE channel=K|all"
 //   open-grid PATH            opens a `gatescope niah` grid.json in the Needle Grid dock
 //   grid-click LENGTH DEPTH   clicks that grid cell and waits for its trace to open and draw;
 //                             prints "opened PATH tokens= cursor="
@@ -67,7 +71,8 @@
 //   compare-summary           prints that line for the compare mode already open
 //   what-if CHANGE [VALUE] [channel=K]
 //                             right-click > What if... on the shown head (one gate channel with
-//                             channel=K): CHANGE is gate=1,
+//                             channel=K; the open dialog when it is for the shown head, as the
+//                             two commands above leave it): CHANGE is gate=1,
 //                             gate, log_gate, clamp or ablate; runs it, prints "what-if CHANGE
 //                             ok= status=", then (when it ran) the compare line for A vs B
 //   diff-mode diff|log-ratio  the difference view's mode

@@ -36,10 +36,16 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
     const std::string& cmd = w[0];
     auto arg = [&](size_t i) { return i < w.size() ? w[i] : std::string(); };
     if (cmd == "what-if") {
-        // Right-click > What if... on the shown head: the change, Run, and compare mode with
-        // the intervened trace as B once it is done.
-        m_window.showWhatIf();
+        // Right-click > What if... on the shown head (or the dialog a right-click elsewhere
+        // opened for it): the change, Run, and compare mode with the intervened trace as B once
+        // it is done.
         WhatIfDialog* dialog = m_window.whatIfDialog();
+        const ViewContext* ctx = m_window.session() ? &m_window.session()->context() : nullptr;
+        if (!dialog || !ctx || dialog->choice().layer != ctx->layer() ||
+            dialog->choice().head != ctx->head()) {
+            m_window.showWhatIf();
+            dialog = m_window.whatIfDialog();
+        }
         // Optional words after the change: a value (C or S) and channel=K.
         double value = 0.5;
         std::optional<int> channel;
@@ -50,7 +56,7 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
                 value = std::stod(w[i]);
         }
         if (!dialog || !dialog->setChange(QString::fromStdString(arg(1)), value) ||
-            !dialog->setChannel(channel))
+            (channel && !dialog->setChannel(channel)))
             return false;
         m_compareOpened = false;
         m_expectCompare = true;

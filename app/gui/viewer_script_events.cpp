@@ -13,6 +13,7 @@
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
 #include "widgets/gui/overview_panel.h"
+#include "widgets/gui/retention_panel.h"
 #include "widgets/gui/series_panel.h"
 #include "widgets/gui/viewer_session.h"
 #include "widgets/gui/what_if_dialog.h"
@@ -42,22 +43,32 @@ std::optional<bool> ViewerScript::executeEvents(const std::vector<std::string>& 
     const std::string& cmd = w[0];
     if (cmd == "series" || cmd == "series-click") return executeSeriesCommand(w);
     if (cmd == "context" || cmd == "context-click") return executeContextCommand(w);
-    if (cmd == "overview-what-if") {
-        OverviewPanel* overview = m_window.overviewPanel();
-        ImGuiHost* host = showDock(m_window, "overview");
-        if (!overview || !host) return false;
+    if (cmd == "overview-what-if" || cmd == "retention-what-if") {
+        // Right-click a head's cell in the Overview, or a head's track (scalar gates) or a
+        // channel's row (per-channel gates) in the Retention dock, then the menu's first item.
+        const bool overview = cmd == "overview-what-if";
+        ImGuiHost* host = showDock(m_window, overview ? "overview" : "retention");
+        RetentionPanel* retention = m_window.retentionPanel();
+        if (!host || (overview ? !m_window.overviewPanel() : !retention)) return false;
+        if (!overview && !waitFor([&] { return frames(1), retention->loaded(); }, 60000))
+            return false;
         frames(2);
-        const int layer = std::stoi(w.at(1)), head = std::stoi(w.at(2));
-        const auto at = overview->cellCenter(layer, head);
+        const int first = std::stoi(w.at(1));
+        const auto at = overview ? m_window.overviewPanel()->cellCenter(first, std::stoi(w.at(2)))
+                                 : retention->rowCenter(first);
         if (!at) return false;
         sendClick(host, at->x, at->y, true);
         frames(2);
-        // The menu opens at the pointer; its one item is the first line below it.
+        // The menu opens at the pointer; its first item is the first line below it.
         sendClick(host, at->x + 24, at->y + 12);
         frames(2);
         WhatIfDialog* dialog = m_window.whatIfDialog();
-        fmt::print("script: overview-what-if layer={} head={} dialog={}\n", layer, head,
-                   dialog ? dialog->windowTitle().toStdString() : std::string("none"));
+        const auto channel = dialog ? dialog->choice().channel : std::nullopt;
+        const std::string where = overview ? fmt::format("layer={} head={}", first, w.at(2))
+                                           : fmt::format("row={}", first);
+        fmt::print("script: {} {} dialog={} channel={}\n", cmd, where,
+                   dialog ? dialog->windowTitle().toStdString() : std::string("none"),
+                   channel ? std::to_string(*channel) : std::string("all"));
         return dialog != nullptr;
     }
     if (cmd != "gate-events" && cmd != "gate-events-click") return std::nullopt;

@@ -35,8 +35,9 @@ TEST(GuiWhatIf, ForgettingOffInOneHeadLandsInCompareModeUnderXvfb) {
     const auto png = dir / "21-what-if-compare.png";
     const auto script = dir / "what-if.script";
     // First the Overview's way in: right-click layer 1 head 0 > What if... opens the dialog for
-    // that head; then the map's, on layer 0 head 1.
-    std::ofstream(script) << "wait\noverview-what-if 1 0\nlayer 0\nhead 1\nwhat-if gate=1\n"
+    // that head; then the Retention dock's: on layer 0, right-click head 1's track.
+    std::ofstream(script) << "wait\noverview-what-if 1 0\nlayer 0\nretention-what-if 1\n"
+                             "what-if gate=1\n"
                              "screenshot "
                           << png.string() << "\nquit 0\n";
     int status = 0;
@@ -44,6 +45,9 @@ TEST(GuiWhatIf, ForgettingOffInOneHeadLandsInCompareModeUnderXvfb) {
     ASSERT_EQ(status, 0) << out;
     ASSERT_NE(out.find("script: what-if gate=1 ok=1"), std::string::npos) << out;
     EXPECT_NE(out.find("overview-what-if layer=1 head=0 dialog=What if... (layer 1, head 0)"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("retention-what-if row=1 dialog=What if... (layer 0, head 1) channel=all"),
               std::string::npos)
         << out;
     const auto cmp = scriptNumbers(out, "compare", {"identical", "tokens-a", "tokens-b"});
@@ -102,10 +106,15 @@ TEST(GuiWhatIf, OneGateChannelOfAPerChannelHeadUnderXvfb) {
                     GATESCOPE_CLI, GATESCOPE_SOURCE_DIR, text.string(), a.string());
     ASSERT_EQ(std::system(trace.c_str()), 0);
     const auto script = dir / "what-if.script";
-    std::ofstream(script) << "wait\nhead 1\nwhat-if gate=1 channel=3\nquit 0\n";
+    // Through the Retention dock: right-click channel 3's row of head 1's heatmap.
+    std::ofstream(script) << "wait\nhead 1\nretention-what-if 3\nwhat-if gate=1\nquit 0\n";
     int status = 0;
     const std::string out = runViewerScript(a, script, dir, status);
     ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("script: retention-what-if row=3 dialog=What if... (layer 0, head 1) "
+                       "channel=3"),
+              std::string::npos)
+        << out;
     ASSERT_NE(out.find("script: what-if gate=1 ok=1"), std::string::npos) << out;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(compare mode with (\S+\.h5))"))) << out;

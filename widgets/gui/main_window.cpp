@@ -198,7 +198,13 @@ void MainWindow::install(std::shared_ptr<const TraceDocument> document) {
     dock("overview", "Overview", std::move(overview), Qt::LeftDockWidgetArea);
     dock("text", "Text", std::make_unique<TextPanel>(s), Qt::RightDockWidgetArea);
     dock("reads", "Reads", std::make_unique<ReadsPanel>(s), Qt::BottomDockWidgetArea);
-    dock("retention", "Retention", std::make_unique<RetentionPanel>(s), Qt::BottomDockWidgetArea);
+    auto retention = std::make_unique<RetentionPanel>(s);
+    if (m_runTrace)
+        retention->setWhatIfAction([this](std::optional<int> channel) {
+            QTimer::singleShot(0, this, [this, channel] { showWhatIf(channel); });
+        });
+    m_retentionPanel = retention.get();
+    dock("retention", "Retention", std::move(retention), Qt::BottomDockWidgetArea);
     dock("statistics", "Statistics", std::make_unique<StatisticsPanel>(s),
          Qt::BottomDockWidgetArea);
     dock("gateEvents", "Gate Events", std::make_unique<GateEventsPanel>(s),

@@ -5,6 +5,8 @@
 // window's job pool and installs a new ViewerSession when done. GUI thread only.
 #pragma once
 
+#include <optional>
+
 #include <functional>
 #include <memory>
 
@@ -33,6 +35,7 @@ class ReadsPanel;
 class GateEventsPanel;
 class ContextPanel;
 class OverviewPanel;
+class RetentionPanel;
 class StatisticsPanel;
 class ViewToolbar;
 class ViewerSession;
@@ -77,6 +80,8 @@ public:
     ContextPanel* contextPanel();
     /// The Overview dock's panel, or null without a trace.
     OverviewPanel* overviewPanel() { return m_session ? m_overviewPanel : nullptr; }
+    /// The Retention dock's panel, or null without a trace.
+    RetentionPanel* retentionPanel() { return m_session ? m_retentionPanel : nullptr; }
 
     ViewerSession* session() { return m_session.get(); }
     ImGuiHost* canvasHost() { return m_canvas; }
@@ -99,9 +104,10 @@ public:
     /// File > Export Figure: the export dialog preset to the current layer, head, map, colormap
     /// and the keys on screen.
     void showExportDialog();
-    /// Right-click on the map > What if...: the dialog for the shown layer and head; when its
-    /// trace is done, compare mode with it as B (main_window_what_if.cpp).
-    void showWhatIf();
+    /// Right-click on the map > What if...: the dialog for the shown layer and head (with
+    /// `channel` chosen: the Retention dock's channel heatmap); when its trace is done, compare
+    /// mode with it as B (main_window_what_if.cpp).
+    void showWhatIf(std::optional<int> channel = std::nullopt);
     /// The open What if... dialog, or null.
     class WhatIfDialog* whatIfDialog();
     /// Help > Keyboard Shortcuts (F1): the map's keys and the window's shortcuts.
@@ -187,7 +193,8 @@ private:
     std::string m_lastTileError;
     NeedleGridPanel* m_gridPanel = nullptr;
     QDockWidget* m_seriesDock = nullptr;
-    OverviewPanel* m_overviewPanel = nullptr;  ///< owned by its dock's host, of the session
+    OverviewPanel* m_overviewPanel = nullptr;    ///< owned by its dock's host, of the session
+    RetentionPanel* m_retentionPanel = nullptr;  ///< likewise
     SeriesPanel* m_seriesPanel = nullptr;
     /// A grid cell whose trace is being opened: its focus applies when that trace is installed.
     std::unique_ptr<NeedleGridCell> m_pendingCell;

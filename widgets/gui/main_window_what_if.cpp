@@ -12,7 +12,7 @@ WhatIfDialog* MainWindow::whatIfDialog() {
     return m_whatIf.data();
 }
 
-void MainWindow::showWhatIf() {
+void MainWindow::showWhatIf(std::optional<int> channel) {
     if (!m_session || !m_runTrace) return;
     if (m_whatIf) m_whatIf->close();
     const TraceDocument& doc = m_session->document();
@@ -26,6 +26,7 @@ void MainWindow::showWhatIf() {
     auto* dialog = new WhatIfDialog(m_runTrace, std::move(source), ctx.layer(), ctx.head(),
                                     channels, stem, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setChannel(channel);
     connect(dialog, &WhatIfDialog::traceReady, this,
             [this](const QString& path) { openCompare(path); });
     m_whatIf = dialog;

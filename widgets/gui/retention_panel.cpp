@@ -36,7 +36,12 @@ void RetentionPanel::releaseGl(GlTextures& gl) {
 
 void RetentionPanel::draw(PanelFrame& frame) {
     const ViewContext& ctx = m_session.context();
-    if (ctx.layer() != m_layer || ctx.head() != m_head) load(ctx.layer(), ctx.head());
+    // Scalar gates: one load has every head of the layer, so choosing a head does not reload
+    // (nor close a menu opened on its track).
+    const bool allHeads = m_data && *m_data && !(**m_data)->perChannel();
+    if (ctx.layer() != m_layer || (ctx.head() != m_head && !allHeads))
+        load(ctx.layer(), ctx.head());
+    m_head = ctx.head();
     const auto* data = shownValue(m_data, fmt::format("loading gates of layer {} ...", m_layer));
     if (!data) return;
     const int64_t n = (*data)->n;
@@ -67,8 +72,8 @@ void RetentionPanel::zoomOnWheel(float x0, float width, int64_t n) {
     requestRepaint();
 }
 
-void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values, ImVec2 size,
-                                float lo, float hi, ImU32 color) {
+RetentionPanel::Track RetentionPanel::drawSeries(const char* id, const std::vector<float>& values,
+                                                 ImVec2 size, float lo, float hi, ImU32 color) {
     // A y-axis: the value at the top and at the bottom of the track.
     const std::string top = fmt::format("{:.3g}", hi), bottom = fmt::format("{:.3g}", lo);
     const float axis =
@@ -107,6 +112,8 @@ void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values
     }
     ImGui::SetCursorScreenPos(p0);
     ImGui::InvisibleButton(id, size);
+    const Track track{ImVec2(p0.x + size.x / 2, p0.y + size.y / 2),
+                      ImGui::IsItemClicked(ImGuiMouseButton_Right)};
     if (ImGui::IsItemHovered() && n > 0) {
         zoomOnWheel(p0.x, size.x, n);
         const int64_t i = m_window.positionAt((ImGui::GetIO().MousePos.x - p0.x) / size.x, n);
@@ -117,6 +124,7 @@ void RetentionPanel::drawSeries(const char* id, const std::vector<float>& values
                         f > 0 ? std::log(f) : -INFINITY);
         if (ImGui::IsItemClicked()) m_session.context().setCursor(i);
     }
+    return track;
 }
 
 void RetentionPanel::drawScalar(const RetentionData& data) {
@@ -127,16 +135,49 @@ void RetentionPanel::drawScalar(const RetentionData& data) {
     for (const auto& series : data.headRetention)
         lo = std::min(lo, finiteRange(series.data(), int64_t(series.size())).first);
     lo = std::min(lo, 0.999f);
+    m_rowCenters.assign(static_cast<size_t>(data.heads), ImVec2());
+    std::optional<int> rightClicked;
     for (int head = 0; head < data.heads; ++head) {
         const bool current = head == m_session.context().head();
         ImGui::TextColored(current ? ImVec4(1, 0.4f, 0.4f, 1) : ImVec4(0.8f, 0.8f, 0.8f, 1),
                            "h%-2d", head);
         ImGui::SameLine();
         const std::string id = "##head" + std::to_string(head);
-        drawSeries(id.c_str(), data.headRetention[static_cast<size_t>(head)],
-                   ImVec2(ImGui::GetContentRegionAvail().x, h), lo, 1.f,
-                   current ? IM_COL32(255, 170, 90, 255) : IM_COL32(110, 170, 230, 255));
+        const Track track =
+            drawSeries(id.c_str(), data.headRetention[static_cast<size_t>(head)],
+                       ImVec2(ImGui::GetContentRegionAvail().x, h), lo, 1.f,
+                       current ? IM_COL32(255, 170, 90, 255) : IM_COL32(110, 170, 230, 255));
+        m_rowCenters[static_cast<size_t>(head)] = track.center;
+        if (track.rightClicked) rightClicked = head;
     }
+    if (rightClicked) m_session.context().setLayerHead(data.layer, *rightClicked);
+    whatIfMenu(rightClicked.has_value(), std::nullopt);
+}
+
+void RetentionPanel::whatIfMenu(bool open, std::optional<int> channel) {
+    if (open) {
+        m_menuChannel = channel;
+        ImGui::OpenPopup("##retention_menu");
+    }
+    if (!ImGui::BeginPopup("##retention_menu")) return;
+    const auto& ctx = m_session.context();
+    const std::string where = fmt::format("layer {}, head {}", ctx.layer(), ctx.head());
+    const bool enabled = static_cast<bool>(m_onWhatIf);
+    if (m_menuChannel) {
+        const std::string one = fmt::format("What if... ({}, channel {})", where, *m_menuChannel);
+        if (ImGui::MenuItem(one.c_str(), nullptr, false, enabled)) m_onWhatIf(m_menuChannel);
+        const std::string all = fmt::format("What if... ({}, all channels)", where);
+        if (ImGui::MenuItem(all.c_str(), nullptr, false, enabled)) m_onWhatIf(std::nullopt);
+    } else {
+        const std::string item = fmt::format("What if... ({})", where);
+        if (ImGui::MenuItem(item.c_str(), nullptr, false, enabled)) m_onWhatIf(std::nullopt);
+    }
+    ImGui::EndPopup();
+}
+
+std::optional<ImVec2> RetentionPanel::rowCenter(int channel) const {
+    if (channel < 0 || channel >= static_cast<int>(m_rowCenters.size())) return std::nullopt;
+    return m_rowCenters[static_cast<size_t>(channel)];
 }
 
 void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
@@ -167,6 +208,11 @@ void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(m_texture)),
                  ImVec2(float(width), heatH));
+    m_rowCenters.resize(static_cast<size_t>(data.channels));
+    for (int c = 0; c < data.channels; ++c)
+        m_rowCenters[static_cast<size_t>(c)] =
+            ImVec2(p0.x + width / 2.f, p0.y + (c + 0.5f) * heatH / data.channels);
+    bool rightClicked = false;
     if (ImGui::IsItemHovered()) {
         zoomOnWheel(p0.x, float(width), data.n);
         const int c =
@@ -175,12 +221,18 @@ void RetentionPanel::drawChannels(const RetentionData& data, GlTextures& gl) {
         const int64_t i = m_window.positionAt((ImGui::GetIO().MousePos.x - p0.x) / width, data.n);
         const auto series = channelRetention(data, c);
         wrappedTooltipf(
-            "channel %d, position %lld '%s': retention %.6f (click to choose)", c,
-            static_cast<long long>(i),
+            "channel %d, position %lld '%s': retention %.6f (click to choose; right-click: What "
+            "if...)",
+            c, static_cast<long long>(i),
             displayToken(m_session.document().tokens.text[static_cast<size_t>(i)]).c_str(),
             static_cast<double>(series[static_cast<size_t>(i)]));
         if (ImGui::IsItemClicked()) m_channel = c;
+        if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) {
+            m_channel = c;
+            rightClicked = true;
+        }
     }
+    whatIfMenu(rightClicked, m_channel);
     m_channel = std::clamp(m_channel, 0, data.channels - 1);
     const float rowH = std::max(20.f, (ImGui::GetContentRegionAvail().y - 8) / 2);
     drawSeries("##timeline", channelRetention(data, m_channel), ImVec2(float(width), rowH), 0.f,

@@ -3,9 +3,11 @@
 // heatmap of the retention, (B) the timeline of the chosen channel, (C) the cumulative product
 // from the cursor: how much of the cursor token survives later on. The tracks show the map's
 // queries (the canvas's rows) until the wheel zooms them here, down to 8 positions across;
-// hovers give the position, its token and the value. Gates load on a worker. GUI thread only.
+// hovers give the position, its token and the value. Right-click on a head's track or a channel's
+// row: What if... for that head (and channel). Gates load on a worker. GUI thread only.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -35,15 +37,31 @@ public:
     }
     /// The positions the tracks show now (scripts and tests).
     const PositionWindow& window() const { return m_window; }
+    /// Right-click > What if...: called with the chosen channel (none: all of the head's), the
+    /// shown layer and head already set. Without it the menu item is disabled.
+    void setWhatIfAction(std::function<void(std::optional<int> channel)> action) {
+        m_onWhatIf = std::move(action);
+    }
+    /// Where channel `channel`'s row of the heatmap was last drawn (its middle, in the host's
+    /// pixels), or of head `channel`'s track for scalar gates; none before it was drawn.
+    std::optional<ImVec2> rowCenter(int channel) const;
+    /// Whether the gates are loaded (or failed to).
+    bool loaded() const { return m_data.has_value(); }
 
 private:
     void load(int layer, int head);
     void drawScalar(const RetentionData& data);
     void drawChannels(const RetentionData& data, GlTextures& gl);
-    void drawSeries(const char* id, const std::vector<float>& values, ImVec2 size, float lo,
-                    float hi, ImU32 color);
+    struct Track {
+        ImVec2 center;
+        bool rightClicked = false;
+    };
+    Track drawSeries(const char* id, const std::vector<float>& values, ImVec2 size, float lo,
+                     float hi, ImU32 color);
     /// The mouse wheel over a track spanning [x0, x0 + width): zooms the window about the mouse.
     void zoomOnWheel(float x0, float width, int64_t n);
+    /// The What if... menu, opened by a right-click this frame (`channel`: none for all).
+    void whatIfMenu(bool open, std::optional<int> channel);
 
     ViewerSession& m_session;
     JobScope m_jobs;
@@ -58,6 +76,9 @@ private:
     std::vector<float> m_cumulative;
     int64_t m_cumulativeFrom = -2;
     int m_cumulativeChannel = -1;
+    std::function<void(std::optional<int>)> m_onWhatIf;
+    std::optional<int> m_menuChannel;
+    std::vector<ImVec2> m_rowCenters;  ///< per channel (or head), as last drawn
 };
 
 }  // namespace gatescope::widgets
