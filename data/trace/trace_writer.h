@@ -116,6 +116,10 @@ public:
     /// Creates pyramid/<map>/{max,mean}/<level> [heads, S, S] for every level in `levels`.
     /// Nothing is allocated on disk until tiles are written.
     Status createPyramid(int layer, std::string_view map, PyramidLevels levels, int heads);
+    /// Whether createPyramid chose to derive `map` of `layer` from the stored c instead of storing
+    /// it (format v3's decay maps): its tiles and levels are dropped, so callers need not build
+    /// them. False for a pyramid not created.
+    bool derivesPyramid(int layer, std::string_view map) const;
     /// Writes one 256 x 256 row-major tile; only causal tiles (tileCol <= tileRow) are accepted.
     /// Cells past the level side S are ignored; cells above the diagonal are stored as 0.
     Status writePyramidTile(int layer, std::string_view map, Pool pool, int level, int head,

@@ -87,6 +87,14 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
     return Ok{};
 }
 
+bool TraceWriter::derivesPyramid(int layer, std::string_view map) const {
+    if (!m_storage) return false;
+    auto l = m_storage->layers.find(layer);
+    if (l == m_storage->layers.end()) return false;
+    auto p = l->second.pyramids.find(map);
+    return p != l->second.pyramids.end() && p->second.derived;
+}
+
 namespace {
 
 /// Fills a chunk of side `chunkSide` with the causal cells of a rows x cols tile (row stride

@@ -24,6 +24,16 @@ Error internal(std::string message) {
 }
 
 #ifdef GATESCOPE_HAS_CUDA
+/// Whether every head's c ([heads, n] float32 on the GPU) is non-increasing (NaN is not), as
+/// data::isNonIncreasing decides for the writer: then the writer derives the decay map from c
+/// and it need not be built. One reduction on the forward's stream, and a wait for it.
+bool nonIncreasingOnDevice(const float* c, int heads, int64_t n) {
+    if (!c || n < 2) return c != nullptr;
+    auto t = torch::from_blob(const_cast<float*>(c), {heads, n},
+                              torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA));
+    return (t.narrow(1, 1, n - 1) <= t.narrow(1, 0, n - 1)).all().item<bool>();
+}
+
 std::size_t aligned(std::size_t bytes) {
     return (bytes + 255) / 256 * 256;
 }
@@ -243,7 +253,14 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
         job.finestLevel = levels.finest;
         job.coarsestLevel = levels.coarsest;
         int64_t floats = 0;
+        const bool deriveDecay = m_request.writer.deriveDecayPyramids && rec.attention.hasDecay &&
+                                 f.arrays.count("log_decay_cumsum") && wanted("log_decay_cumsum") &&
+                                 nonIncreasingOnDevice(f.logDecayCumsum, f.heads, n);
         for (auto kind : availableMaps(spec)) {
+            if (kind == kernels::MapKind::Decay && deriveDecay) {
+                job.derivedMaps.push_back(kind);
+                continue;
+            }
             StagedLayer::Pyramid p;
             p.kind = kind;
             for (int level = levels.finest; level <= levels.coarsest; ++level) {

@@ -42,6 +42,9 @@ struct StagedLayer {
     LayerAttention attention;
     std::vector<Array> arrays;
     std::vector<Pyramid> pyramids;
+    /// Maps the writer derives from the stored c (format v3's decay map when every head's c is
+    /// non-increasing): created in the file, never built or copied.
+    std::vector<kernels::MapKind> derivedMaps;
     int finestLevel = 0, coarsestLevel = 0;
     const std::byte* host = nullptr;
 };

@@ -1,6 +1,11 @@
 // LayerRecorder::writePyramids: one head at a time, exact tiles from the layer's factors pooled
-// into the stored levels, streamed into the writer tile by tile.
+// into the stored levels, each head's levels written (compressed in parallel) while the next
+// head's are built.
+#include <algorithm>
+#include <future>
+#include <memory>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -46,17 +51,58 @@ HeadFactorSet headFactors(const LayerRecord& rec, int head) {
     return set;
 }
 
+/// One head's pyramid levels of one map, both pools, as whole S x S levels (cells above the
+/// diagonal unused), filled from buildPyramid's tiles.
+class LevelCells {
+public:
+    LevelCells(int64_t n, data::PyramidLevels levels) : m_levels(levels) {
+        for (int level = levels.finest; level <= levels.coarsest; ++level) {
+            const int64_t side = data::levelSide(n, level);
+            m_sides.push_back(side);
+            for (auto& pool : m_cells)
+                pool.emplace_back(static_cast<size_t>(side * side));
+        }
+    }
+    void place(int level, data::Pool pool, int64_t tileRow, int64_t tileCol, const float* tile) {
+        const int i = level - m_levels.finest;
+        const int64_t side = m_sides[i], t = data::kTileSide;
+        float* cells = m_cells[pool == data::Pool::Max ? 0 : 1][i].data();
+        const int64_t rows = std::min(t, side - tileRow * t),
+                      cols = std::min(t, side - tileCol * t);
+        for (int64_t r = 0; r < rows; ++r)
+            std::copy(tile + r * t, tile + r * t + cols,
+                      cells + (tileRow * t + r) * side + tileCol * t);
+    }
+    Status writeTo(data::TraceWriter& writer, int layer, const std::string& map, int head) const {
+        for (int i = 0; i < m_levels.count(); ++i)
+            for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
+                const auto& cells = m_cells[pool == data::Pool::Max ? 0 : 1][i];
+                auto st = writer.writePyramidLevel(layer, map, pool, m_levels.finest + i, head,
+                                                   cells.data());
+                if (!st) return st;
+            }
+        return Ok{};
+    }
+
+private:
+    data::PyramidLevels m_levels;
+    std::vector<int64_t> m_sides;
+    std::vector<std::vector<float>> m_cells[2];  ///< [max, mean][level]
+};
+
 }  // namespace
 
 Status LayerRecorder::writePyramids(const LayerRecord& rec) {
     const MapSpec spec = mapSpecOf(rec.attention);
     const int64_t n = m_writer.nTokens();
     const auto levels = data::defaultPyramidLevels(n, m_request.pyramidFinestSide);
-    const auto maps = availableMaps(spec);
-    for (auto kind : maps) {
-        auto st =
-            m_writer.createPyramid(rec.layer, kernels::toString(kind), levels, rec.attention.heads);
+    // Maps the writer derives from the stored c (format v3's decay maps) are not built.
+    std::vector<kernels::MapKind> maps;
+    for (auto kind : availableMaps(spec)) {
+        const std::string map = kernels::toString(kind);
+        auto st = m_writer.createPyramid(rec.layer, map, levels, rec.attention.heads);
         if (!st) return st;
+        if (!m_writer.derivesPyramid(rec.layer, map)) maps.push_back(kind);
     }
     std::set<int> heads(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
     if (rec.deviceFactors && spec.scoreKind == ScoreKind::AdditiveDecay)
@@ -67,6 +113,10 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
          (spec.scoreKind == ScoreKind::Wall && wallTilesOnDevice(spec))))
         return writeGatedDevicePyramids(rec, spec, levels.finest, levels.coarsest, maps, heads);
 #endif
+    // One head's map is built into whole levels, then written (tiles compressed in parallel) on
+    // a second thread while the next one builds: at most two sets of levels in memory.
+    std::future<Status> writing;
+    auto waitWriting = [&]() -> Status { return writing.valid() ? writing.get() : Status(Ok{}); };
     for (int head = 0; head < rec.attention.heads; ++head) {
         if (!heads.empty() && !heads.count(head)) continue;
         const auto factors = headFactors(rec, head);
@@ -82,20 +132,24 @@ Status LayerRecorder::writePyramids(const LayerRecord& rec) {
             request.finestLevel = levels.finest;
             request.coarsestLevel = levels.coarsest;
             request.threads = m_request.threads;
-            Status written = Ok{};
+            auto built = std::make_shared<LevelCells>(n, levels);
             kernels::PyramidCallbacks callbacks;
-            const std::string map = kernels::toString(kind);
             callbacks.onTile = [&](int level, kernels::Pool pool, int64_t row, int64_t col,
                                    const float* tile) {
-                if (!written) return;
-                const auto p = pool == kernels::Pool::Max ? data::Pool::Max : data::Pool::Mean;
-                written = m_writer.writePyramidTile(rec.layer, map, p, level, head, row, col, tile);
+                built->place(level, pool == kernels::Pool::Max ? data::Pool::Max : data::Pool::Mean,
+                             row, col, tile);
             };
             callbacks.isCancelled = [&] { return m_cancel && m_cancel->load(); };
             if (auto st = kernels::buildPyramid(**source, request, callbacks); !st) return st;
-            if (!written) return written;
+            if (auto st = waitWriting(); !st) return st;
+            writing = std::async(
+                std::launch::async,
+                [this, layer = rec.layer, head, built, map = kernels::toString(kind)]() -> Status {
+                    return built->writeTo(m_writer, layer, map, head);
+                });
         }
     }
+    if (auto st = waitWriting(); !st) return st;
     return Ok{};
 }
 

@@ -181,6 +181,19 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
         auto st = m_writer.createPyramid(s.layer, kernels::toString(p.kind), levels, heads);
         if (!st) return st;
     }
+    for (auto kind : s.derivedMaps) {
+        const std::string map = kernels::toString(kind);
+        auto st = m_writer.createPyramid(s.layer, map, levels, heads);
+        if (!st) return st;
+        // The pipeline checked c on the GPU as the writer checks the same c here.
+        if (!m_writer.derivesPyramid(s.layer, map))
+            return Error{ErrorKind::Internal,
+                         fmt::format("layer {}: the {} map was not built, but the writer does not "
+                                     "derive it from log_decay_cumsum",
+                                     s.layer, map),
+                         {},
+                         {}};
+    }
     std::set<int> wanted(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
     for (int head = 0; head < heads; ++head) {
         if (!wanted.empty() && !wanted.count(head)) continue;
