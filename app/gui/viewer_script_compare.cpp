@@ -1,5 +1,7 @@
 // ViewerScript's compare mode commands: compare PATH, diff-mode, hover-b, hover-diff,
 // row-divergence, and when compare mode counts as idle. See viewer_script.h.
+#include <cmath>
+
 #include <fmt/core.h>
 
 #include "app/gui/viewer_script.h"
@@ -88,8 +90,10 @@ std::optional<bool> ViewerScript::executeCompare(const std::vector<std::string>&
         fmt::print(
             "script: compare identical={} tokens-a={} tokens-b={} aligned={} mean-delta={:.9g} "
             "a-better={:.9g} bins={} cursor-a={} cursor-b={}\n",
-            s->identical ? 1 : 0, s->nA, s->nB, s->aligned, s->meanDelta, s->aBetterFraction,
-            s->bins.size(), m_window.session()->context().cursor(),
+            s->identical() ? 1 : 0, s->nA, s->nB, s->aligned(), s->loss ? s->loss->meanDelta : NAN,
+            s->loss ? s->loss->aBetterFraction : NAN,
+            s->loss ? s->loss->exponentialBins.size() : size_t{0},
+            m_window.session()->context().cursor(),
             m_window.compareView()->sessionB().context().cursor());
         return true;
     }

@@ -135,24 +135,25 @@ protected:
 TEST_F(CompareTraces, LossSummaryIsTheNaiveDeltaOfTheSameTokens) {
     auto s = summarizeComparison(*a->reader, *b->reader);
     ASSERT_TRUE(s) << s.error().describe();
-    EXPECT_TRUE(s->identical);
-    EXPECT_EQ(s->aligned, a->n());
-    ASSERT_EQ(int64_t(s->lossDelta.size()), a->n());
+    EXPECT_TRUE(s->identical());
+    EXPECT_EQ(s->aligned(), a->n());
+    ASSERT_TRUE(s->loss);
+    ASSERT_EQ(int64_t(s->lossStrip.size()), a->n());
     double sum = 0;
     int64_t used = 0, better = 0;
     for (int64_t t = 0; t < a->n(); ++t) {
         const double d = double(a->perToken->loss[t]) - b->perToken->loss[t];
         if (std::isnan(d)) continue;
-        EXPECT_NEAR(s->lossDelta[t], d, 1e-4) << t;
+        EXPECT_NEAR(s->lossStrip[t], d, 1e-4) << t;
         sum += d, ++used, better += d < 0;
     }
-    EXPECT_NEAR(s->meanDelta, sum / used, 1e-6);
-    EXPECT_NEAR(s->aBetterFraction, double(better) / used, 1e-12);
-    ASSERT_FALSE(s->bins.empty());
+    EXPECT_NEAR(s->loss->meanDelta, sum / used, 1e-6);
+    EXPECT_NEAR(s->loss->aBetterFraction, double(better) / used, 1e-12);
+    ASSERT_FALSE(s->loss->exponentialBins.empty());
     double share = 0;
     int64_t count = 0;
-    for (const auto& bin : s->bins)
-        share += std::isnan(bin.shareOfGap) ? 0 : bin.shareOfGap, count += bin.count;
+    for (const auto& bin : s->loss->exponentialBins)
+        share += bin.shareOfGap.value_or(0), count += bin.count;
     EXPECT_EQ(count, used) << "the bins cover every aligned position";
     EXPECT_NEAR(share, 1.0, 1e-6) << "the bins' shares add up to the whole gap";
 }

@@ -74,20 +74,20 @@ void ComparePanel::drawBanner(const CompareSummary& s) {
     const std::string traces =
         fmt::format("A = {}  vs  B = {}", m_a.document().summary().path, m_b->path());
     ImGui::TextUnformatted(traces.c_str());
-    if (s.identical) {
+    if (s.identical()) {
         ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1),
                            "same %lld tokens: maps locked cell by cell",
                            static_cast<long long>(s.nA));
     } else {
         // Differing tokenizations: say so, and whether byte offsets could align them.
         const std::string text =
-            s.aligned > 0
+            s.aligned() > 0
                 ? fmt::format(
                       "{}. No difference map (cells are not the same token pairs); the "
                       "loss delta and the cursor are aligned by byte offsets.",
-                      s.note)
+                      s.alignment.note)
                 : fmt::format("The inputs differ ({} vs {} tokens) and cannot be aligned: {}.",
-                              s.nA, s.nB, s.note);
+                              s.nA, s.nB, s.alignment.note);
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
         ImGui::TextWrapped("%s", text.c_str());
         ImGui::PopStyleColor();
@@ -104,18 +104,20 @@ void ComparePanel::drawBanner(const CompareSummary& s) {
 void ComparePanel::drawStrips(const CompareSummary& s, ImVec2 size) {
     const TokenRect keys = m_visibleKeys ? m_visibleKeys() : TokenRect{0, 0, double(s.nA), 0};
     const double k0 = std::max(0.0, keys.x0), k1 = std::min(double(s.nA), keys.x1);
-    if (s.aligned > 0)
+    if (s.loss && s.loss->positions > 0)
         ImGui::Text(
             "mean lossA - lossB %+.4f nats/token; A predicts better at %.1f%% of %lld "
             "aligned positions (keys %.0f-%.0f on screen)",
-            s.meanDelta, s.aBetterFraction * 100, static_cast<long long>(s.aligned), k0, k1);
+            s.loss->meanDelta, s.loss->aBetterFraction * 100,
+            static_cast<long long>(s.loss->positions), k0, k1);
     else
-        ImGui::TextDisabled("no aligned positions: no loss delta");
+        ImGui::TextDisabled(s.aligned() > 0 ? "no per-token loss: no loss delta"
+                                            : "no aligned positions: no loss delta");
     const float h = std::clamp((size.y - 70) / 2, 18.f, 40.f);
     ImVec2 at = ImGui::GetCursorScreenPos();
     int64_t clicked = -1;
-    if (!s.lossDelta.empty())
-        clicked = m_lossStrip.draw("loss A - B", s.lossDelta, k0, k1, at, ImVec2(size.x, h),
+    if (!s.lossStrip.empty())
+        clicked = m_lossStrip.draw("loss A - B", s.lossStrip, k0, k1, at, ImVec2(size.x, h),
                                    "nats (A - B; < 0: A better)");
     at.y += h + 6;
     if (retentionDone()) {
@@ -146,25 +148,29 @@ void ComparePanel::drawBins(const CompareSummary& s) {
     for (const char* name : {"positions", "mean A - B", "count", "share of gap"})
         ImGui::TableSetupColumn(name);
     ImGui::TableHeadersRow();
-    for (const LossGapBin& bin : s.bins) {
+    if (!s.loss) {
+        ImGui::EndTable();
+        return;
+    }
+    for (const core::LossGapBin& bin : s.loss->exponentialBins) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::Text("%lld-%lld", static_cast<long long>(bin.begin),
                     static_cast<long long>(bin.end - 1));
         ImGui::TableNextColumn();
-        const ImVec4 colour =
-            bin.meanDelta < 0 ? ImVec4(0.5f, 0.7f, 1, 1) : ImVec4(1, 0.55f, 0.5f, 1);
-        if (std::isnan(bin.meanDelta))
+        if (!bin.meanDelta)
             ImGui::TextDisabled("-");
         else
-            ImGui::TextColored(colour, "%+.4f", bin.meanDelta);
+            ImGui::TextColored(
+                *bin.meanDelta < 0 ? ImVec4(0.5f, 0.7f, 1, 1) : ImVec4(1, 0.55f, 0.5f, 1), "%+.4f",
+                *bin.meanDelta);
         ImGui::TableNextColumn();
         ImGui::Text("%lld", static_cast<long long>(bin.count));
         ImGui::TableNextColumn();
-        if (std::isnan(bin.shareOfGap))
+        if (!bin.shareOfGap)
             ImGui::TextDisabled("-");
         else
-            ImGui::Text("%.1f%%", bin.shareOfGap * 100);
+            ImGui::Text("%.1f%%", *bin.shareOfGap * 100);
     }
     ImGui::EndTable();
 }

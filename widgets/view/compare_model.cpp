@@ -20,19 +20,11 @@ Result<CompareSummary> summarizeComparison(const data::TraceReader& a, const dat
     auto comparison = core::compareTraces(a, b, options);
     if (!comparison) return comparison.error();
     CompareSummary s;
-    s.identical = comparison->alignment.identical;
-    s.note = comparison->alignment.note;
-    s.aligned = static_cast<int64_t>(comparison->alignment.pairs.size());
+    s.alignment = std::move(comparison->alignment);
     s.nA = a.summary().nTokens;
     s.nB = b.summary().nTokens;
-    if (!comparison->loss) return s;
-    const core::LossDelta& loss = *comparison->loss;
-    s.lossDelta.assign(loss.delta.begin(), loss.delta.end());
-    s.meanDelta = loss.meanDelta;
-    s.aBetterFraction = loss.aBetterFraction;
-    for (const auto& bin : loss.exponentialBins)
-        s.bins.push_back(LossGapBin{bin.begin, bin.end, bin.meanDelta.value_or(NAN), bin.count,
-                                    bin.shareOfGap.value_or(NAN)});
+    s.loss = std::move(comparison->loss);
+    if (s.loss) s.lossStrip.assign(s.loss->delta.begin(), s.loss->delta.end());
     return s;
 }
 

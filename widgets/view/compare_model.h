@@ -8,32 +8,28 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/analysis/compare_result.h"
 #include "data/trace/trace_reader.h"
 #include "widgets/view/compare_tiles.h"
 
 namespace gatescope::widgets {
 
-struct LossGapBin {
-    int64_t begin = 0, end = 0;  ///< positions [begin, end) of A
-    double meanDelta = 0;        ///< mean lossA - lossB (NaN when empty)
-    int64_t count = 0;
-    double shareOfGap = 0;  ///< this bin's part of the total delta (NaN when the total is 0)
-};
-
+/// What compare mode shows of core::compareTraces: its alignment and loss delta as core gives
+/// them, the traces' lengths, and the delta as floats for the loss strip.
 struct CompareSummary {
-    bool identical = false;  ///< same token ids: maps compare cell by cell
-    std::string note;        ///< how positions were aligned, or why not
-    int64_t aligned = 0;     ///< aligned positions
+    core::TokenAlignment alignment;
     int64_t nA = 0, nB = 0;  ///< tokens of A and B
-    /// Per position of A: lossA - lossB of the same text (summed over B's tokens when the
-    /// tokenizations differ), NaN where not aligned. Empty when a trace has no per-token loss.
-    std::vector<float> lossDelta;
-    double meanDelta = 0;
-    double aBetterFraction = 0;    ///< share of aligned positions where A's loss is lower
-    std::vector<LossGapBin> bins;  ///< exponential position bins (core's binsPerOctave)
+    /// Absent when a trace has no per-token loss.
+    std::optional<core::LossDelta> loss;
+    /// loss->delta as float (NaN where not aligned); empty without a loss.
+    std::vector<float> lossStrip;
+
+    bool identical() const { return alignment.identical; }
+    int64_t aligned() const { return static_cast<int64_t>(alignment.pairs.size()); }
 };
 
 /// core::compareTraces(a, b) without the O(N^2) attention part, as a CompareSummary. Errors:

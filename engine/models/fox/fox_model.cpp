@@ -166,20 +166,26 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Model> loadFoxModel(std::shared_ptr<const Checkpoint> checkpoint) {
+namespace {
+
+/// FoX and the RoPE Transformer share weights and decoder; `parse` reads the one's config.
+template <typename Parse>
+std::unique_ptr<Model> loadDecoder(std::shared_ptr<const Checkpoint> checkpoint, Parse parse) {
     WeightStore store(checkpoint);
-    auto config = parseFoxConfig(checkpoint->config(), store.configFile());
+    auto config = parse(checkpoint->config(), store.configFile());
     auto weights = loadFoxWeights(config, store);
     return std::make_unique<DecoderModel<FoxDecoder>>(std::move(config), std::move(weights),
                                                       checkpoint->modelType());
 }
 
+}  // namespace
+
+std::unique_ptr<Model> loadFoxModel(std::shared_ptr<const Checkpoint> checkpoint) {
+    return loadDecoder(std::move(checkpoint), parseFoxConfig);
+}
+
 std::unique_ptr<Model> loadTransformerModel(std::shared_ptr<const Checkpoint> checkpoint) {
-    WeightStore store(checkpoint);
-    auto config = parseTransformerConfig(checkpoint->config(), store.configFile());
-    auto weights = loadFoxWeights(config, store);
-    return std::make_unique<DecoderModel<FoxDecoder>>(std::move(config), std::move(weights),
-                                                      checkpoint->modelType());
+    return loadDecoder(std::move(checkpoint), parseTransformerConfig);
 }
 
 }  // namespace gatescope::core::fox
