@@ -19,7 +19,7 @@ void poolInto(Cells& cells, int64_t r, int64_t c, float v) {
     if (std::isnan(dst) || v > dst) dst = v;
 }
 
-Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, kernels::MapKind kind,
+Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, MapView view,
                         Cells cells) {
     auto th = core::loadTraceHead(reader, layer, head);
     if (!th) return th.error();
@@ -30,7 +30,12 @@ Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, ke
     for (int64_t r = 0; r < cells.rows; ++r) {
         const int64_t row0 = region.queryBegin + r * cells.step;
         const int64_t rows = std::min(cells.step, region.queryEnd - row0);
-        src.compute(kind, row0, rows, region.keyBegin, len, band.data());
+        if (auto st = computeViewCells(src, view, row0, rows, region.keyBegin, len, band.data());
+            !st)
+            return Error{st.error().kind,
+                         fmt::format("layer {} head {}: {}", layer, head, st.error().message),
+                         reader.path(),
+                         {}};
         for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < len; ++j)
                 poolInto(cells, r, j / cells.step, band[static_cast<size_t>(i * len + j)]);
@@ -39,16 +44,27 @@ Result<Cells> loadExact(const data::TraceReader& reader, int layer, int head, ke
     return cells;
 }
 
-Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
-                          kernels::MapKind kind, Cells cells) {
+Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head, MapView view,
+                          Cells cells) {
     const auto* info = reader.summary().layer(layer);
-    const char* name = kernels::toString(kind);
+    const char* name = kernels::toString(view == MapView::Decay ? kernels::MapKind::Decay
+                                                                : kernels::MapKind::Attention);
     const auto* pyr = info ? info->pyramid(name) : nullptr;
     if (!pyr || pyr->levels.empty())
         return Error{ErrorKind::Missing,
                      fmt::format("layer {} stores no {} pyramid and the range is longer than {} "
                                  "tokens (too long to compute exactly)",
                                  layer, name, kExactLimit),
+                     reader.path(),
+                     {}};
+    // A product needs the decay map at the same levels.
+    const auto* decay =
+        view == MapView::Product ? info->pyramid(kernels::toString(kernels::MapKind::Decay)) : pyr;
+    if (!decay || decay->levels != pyr->levels)
+        return Error{ErrorKind::Unsupported,
+                     fmt::format("layer {} stores no decay pyramid at the attention pyramid's "
+                                 "levels; show attention and decay apart",
+                                 layer),
                      reader.path(),
                      {}};
     // The finest stored level whose cells are at least a figure cell; else the coarsest.
@@ -77,7 +93,7 @@ Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
     const int64_t T = data::kTileSide;
     for (int64_t tr = r0 / T; tr <= (r1 - 1) / T; ++tr)
         for (int64_t tc = c0 / T; tc <= std::min(tr, (c1 - 1) / T); ++tc) {
-            auto tile = reader.pyramidTile(layer, name, data::Pool::Max, level, head, tr, tc);
+            auto tile = loadViewTile(reader, layer, head, view, data::Pool::Max, level, tr, tc);
             if (!tile) return tile.error();
             for (int64_t i = 0; i < tile->rows; ++i) {
                 const int64_t cr = tr * T + i;
@@ -99,8 +115,8 @@ Result<Cells> loadPyramid(const data::TraceReader& reader, int layer, int head,
 
 }  // namespace
 
-Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
-                           kernels::MapKind kind, const TokenRegion& region, int maxCells) {
+Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head, MapView view,
+                           const TokenRegion& region, int maxCells) {
     const int64_t n = reader.summary().nTokens;
     if (region.queryBegin < 0 || region.keyBegin < 0 || region.queries() <= 0 ||
         region.keys() <= 0 || region.queryEnd > n || region.keyEnd > n || maxCells < 1)
@@ -118,8 +134,8 @@ Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
     cells.rows = (region.queries() + cells.step - 1) / cells.step;
     cells.cols = (region.keys() + cells.step - 1) / cells.step;
     cells.values.assign(static_cast<size_t>(cells.rows * cells.cols), NAN);
-    if (longer <= kExactLimit) return loadExact(reader, layer, head, kind, std::move(cells));
-    return loadPyramid(reader, layer, head, kind, std::move(cells));
+    if (longer <= kExactLimit) return loadExact(reader, layer, head, view, std::move(cells));
+    return loadPyramid(reader, layer, head, view, std::move(cells));
 }
 
 }  // namespace gatescope::core

@@ -1,17 +1,17 @@
 // A map of one head over a token range at the resolution a picture needs: exact values recomputed
 // from the stored factors (core/maps/trace_head.h) for ranges up to kExactLimit tokens, max-pooled
-// pyramid tiles beyond. The figures (widgets/figures) and anything else that wants a whole
-// range at once take their cells here; the viewer's screen tiles come from the same two sources
-// tile by tile. Thread-safe for distinct calls (the reader is).
+// pyramid tiles beyond, both through map_view.h (which the viewer's screen tiles take tile by
+// tile). The figures (widgets/figures) and anything else that wants a whole range at once take
+// their cells here. Thread-safe for distinct calls (the reader is).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/maps/map_view.h"
 #include "data/common/result.h"
 #include "data/trace/trace_reader.h"
-#include "kernels/cpu/tile_source.h"
 
 namespace gatescope::core {
 
@@ -45,15 +45,16 @@ struct Cells {
     float at(int64_t r, int64_t c) const { return values[static_cast<size_t>(r * cols + c)]; }
 };
 
-/// Map `kind` of (layer, head) over `region`, max-pooled to at most `maxCells` along its longer
+/// `view` of (layer, head) over `region`, max-pooled to at most `maxCells` along its longer
 /// side (square cells). Regions whose sides are both at most kExactLimit are exact: each cell is
 /// the maximum of its step x step block. Larger ones read the finest stored pyramid level whose
 /// cells (2^L tokens) are at least a figure cell, else the coarsest; a figure cell then holds the
 /// pyramid cells whose first token falls in it, so its edges are rounded up to multiples of 2^L
 /// (and a step finer than the level's cells becomes 2^L). Errors: an empty region or one past
-/// the trace's tokens (Usage), the head's factors cannot be read (exact), or the layer stores no
-/// pyramid of `kind` and the region is larger than kExactLimit; all name the trace.
-Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head,
-                           kernels::MapKind kind, const TokenRegion& region, int maxCells);
+/// the trace's tokens (Usage), the head's factors cannot be read or hold no decay map a view needs
+/// (exact), or the layer stores no pyramid of the view's map(s) at the same levels and the region
+/// is larger than kExactLimit; all name the trace.
+Result<Cells> loadMapCells(const data::TraceReader& reader, int layer, int head, MapView view,
+                           const TokenRegion& region, int maxCells);
 
 }  // namespace gatescope::core

@@ -16,6 +16,7 @@
 namespace gatescope {
 namespace {
 
+using core::MapView;
 using kernels::MapKind;
 
 std::filesystem::path traceOf(int tokens) {
@@ -42,11 +43,19 @@ std::filesystem::path traceOf(int tokens) {
     return out;
 }
 
-/// The largest finite exact value of `kind` over rows [r0, r1) x cols [c0, c1); NaN when none.
-float exactMax(const kernels::TileSource& src, MapKind kind, int64_t r0, int64_t r1, int64_t c0,
+/// The largest finite exact value of `view` over rows [r0, r1) x cols [c0, c1) (the product:
+/// attention times decay, cell by cell, before the maximum); NaN when none.
+float exactMax(const kernels::TileSource& src, MapView view, int64_t r0, int64_t r1, int64_t c0,
                int64_t c1) {
     std::vector<float> band(static_cast<size_t>((r1 - r0) * (c1 - c0)));
-    src.compute(kind, r0, r1 - r0, c0, c1 - c0, band.data());
+    src.compute(view == MapView::Decay ? MapKind::Decay : MapKind::Attention, r0, r1 - r0, c0,
+                c1 - c0, band.data());
+    if (view == MapView::Product) {
+        std::vector<float> decay(band.size());
+        src.compute(MapKind::Decay, r0, r1 - r0, c0, c1 - c0, decay.data());
+        for (size_t i = 0; i < band.size(); ++i)
+            band[i] *= decay[i];
+    }
     float best = std::numeric_limits<float>::quiet_NaN();
     for (float v : band)
         if (std::isfinite(v) && !(v <= best)) best = v;
@@ -60,7 +69,7 @@ TEST(MapCells, ExactRangeIsTheRecomputedMapMaxPooled) {
     auto head = core::loadTraceHead(*reader, 0, 1);
     ASSERT_TRUE(head) << head.error().describe();
     const auto& src = *(*head)->source;
-    for (MapKind kind : {MapKind::Attention, MapKind::Decay}) {
+    for (MapView kind : {MapView::Attention, MapView::Decay, MapView::Product}) {
         // Full resolution: every cell is the exact value (NaN where the map has none).
         auto full =
             core::loadMapCells(*reader, 0, 1, kind, core::TokenRegion::square(20, 280), 512);
@@ -102,7 +111,7 @@ TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
     // 64 cells a side: 75 tokens each, read from a level whose cells (2^L tokens) are finer, and
     // 600 a side: 8 tokens each, exactly the finest level's cells.
     for (int maxCells : {64, 600}) {
-        auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention,
+        auto cells = core::loadMapCells(*reader, 0, 0, MapView::Attention,
                                         core::TokenRegion::square(0, n), maxCells);
         ASSERT_TRUE(cells) << cells.error().describe();
         int level = -1;
@@ -119,7 +128,7 @@ TEST(MapCells, LongRangesReadThePyramidWhoseCellsAreExactBlockMaxima) {
         };
         for (int64_t r = 0; r < cells->rows; r += maxCells == 64 ? 1 : 37)
             for (int64_t c = 0; c <= r; c += maxCells == 64 ? 1 : 29) {
-                const float want = exactMax(*(*head)->source, MapKind::Attention, edge(r),
+                const float want = exactMax(*(*head)->source, MapView::Attention, edge(r),
                                             edge(r + 1), edge(c), edge(c + 1));
                 EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want))
                     << r << "," << c << " at " << maxCells << " cells";
@@ -136,27 +145,27 @@ TEST(MapCells, ARectangleOffTheDiagonalIsItsQueriesByItsKeys) {
     auto head = core::loadTraceHead(*reader, 0, 1);
     ASSERT_TRUE(head) << head.error().describe();
     const core::TokenRegion region{200, 280, 20, 60};
-    auto cells = core::loadMapCells(*reader, 0, 1, MapKind::Attention, region, 512);
+    auto cells = core::loadMapCells(*reader, 0, 1, MapView::Attention, region, 512);
     ASSERT_TRUE(cells) << cells.error().describe();
     ASSERT_EQ(cells->rows, 80);
     ASSERT_EQ(cells->cols, 40);
     for (int64_t r : {0, 33, 79})
         for (int64_t c : {0, 17, 39})
-            EXPECT_FLOAT_EQ(cells->at(r, c), exactMax(*(*head)->source, MapKind::Attention, 200 + r,
+            EXPECT_FLOAT_EQ(cells->at(r, c), exactMax(*(*head)->source, MapView::Attention, 200 + r,
                                                       201 + r, 20 + c, 21 + c));
     // Pooled along the longer side: 80 queries in 10 cells of 8, so the keys in 5.
-    auto pooled = core::loadMapCells(*reader, 0, 1, MapKind::Attention, region, 10);
+    auto pooled = core::loadMapCells(*reader, 0, 1, MapView::Attention, region, 10);
     ASSERT_TRUE(pooled);
     EXPECT_EQ(pooled->step, 8);
     EXPECT_EQ(pooled->rows, 10);
     EXPECT_EQ(pooled->cols, 5);
     EXPECT_FLOAT_EQ(pooled->at(9, 4),
-                    exactMax(*(*head)->source, MapKind::Attention, 272, 280, 52, 60));
+                    exactMax(*(*head)->source, MapView::Attention, 272, 280, 52, 60));
     // Regions outside the trace are usage errors naming it.
     for (const core::TokenRegion bad :
          {core::TokenRegion{280, 200, 0, 10}, core::TokenRegion{0, 10, 0, 301},
           core::TokenRegion{-1, 10, 0, 10}}) {
-        auto none = core::loadMapCells(*reader, 0, 1, MapKind::Attention, bad, 64);
+        auto none = core::loadMapCells(*reader, 0, 1, MapView::Attention, bad, 64);
         ASSERT_FALSE(none);
         EXPECT_EQ(none.error().kind, ErrorKind::Usage);
         EXPECT_NE(none.error().file.find(path.filename().string()), std::string::npos);
@@ -172,7 +181,7 @@ TEST(MapCells, ALongRectangleReadsThePyramidCellsOfItsRowsAndColumns) {
     ASSERT_TRUE(head) << head.error().describe();
     // Queries [n - 600, n) x keys [0, 4400): past the exact limit, so from a pyramid level.
     const core::TokenRegion region{n - 600, n, 0, 4400};
-    auto cells = core::loadMapCells(*reader, 0, 0, MapKind::Attention, region, 300);
+    auto cells = core::loadMapCells(*reader, 0, 0, MapView::Attention, region, 300);
     ASSERT_TRUE(cells) << cells.error().describe();
     int level = -1;
     ASSERT_EQ(std::sscanf(cells->source.c_str(), "pyramid level %d", &level), 1) << cells->source;
@@ -187,7 +196,7 @@ TEST(MapCells, ALongRectangleReadsThePyramidCellsOfItsRowsAndColumns) {
     for (int64_t r = 1; r < cells->rows; r += 5)
         for (int64_t c = 0; c < cells->cols; c += 7) {
             const float want =
-                exactMax(*(*head)->source, MapKind::Attention, edge(n - 600, r, n),
+                exactMax(*(*head)->source, MapView::Attention, edge(n - 600, r, n),
                          edge(n - 600, r + 1, n), edge(0, c, 4400), edge(0, c + 1, 4400));
             EXPECT_NEAR(cells->at(r, c), want, 1e-6f + 1e-5f * std::abs(want)) << r << "," << c;
         }
@@ -210,7 +219,7 @@ TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {
     ASSERT_TRUE(sample::traceRandomFox(spec, text, path, "--no-pyramids"));
     auto reader = data::TraceReader::open(path).value();
     auto cells =
-        core::loadMapCells(*reader, 0, 0, MapKind::Attention, core::TokenRegion::square(0, n), 64);
+        core::loadMapCells(*reader, 0, 0, MapView::Attention, core::TokenRegion::square(0, n), 64);
     ASSERT_FALSE(cells);
     EXPECT_EQ(cells.error().kind, ErrorKind::Missing);
     EXPECT_NE(cells.error().file.find(path.filename().string()), std::string::npos);

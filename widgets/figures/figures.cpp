@@ -378,26 +378,11 @@ Status checkHead(const data::TraceReader& reader, int layer, int head) {
     return Ok{};
 }
 
-/// The cells of `map` (a product of the two stored maps for Product), the future blanked.
+/// The cells of `map`, the future blanked.
 Result<Cells> viewCells(const data::TraceReader& reader, int layer, int head, MapView map,
                         const core::TokenRegion& region, int maxCells) {
-    const auto kind = map == MapView::Decay ? kernels::MapKind::Decay : kernels::MapKind::Attention;
-    auto cells = core::loadMapCells(reader, layer, head, kind, region, maxCells);
+    auto cells = core::loadMapCells(reader, layer, head, map, region, maxCells);
     if (!cells) return cells.error();
-    if (map == MapView::Product) {
-        auto decay =
-            core::loadMapCells(reader, layer, head, kernels::MapKind::Decay, region, maxCells);
-        if (!decay) return decay.error();
-        if (decay->rows != cells->rows || decay->cols != cells->cols || decay->step != cells->step)
-            return Error{ErrorKind::Unsupported,
-                         fmt::format("layer {} stores attention and decay at different "
-                                     "resolutions; export attention and decay apart",
-                                     layer),
-                         reader.path(),
-                         {}};
-        for (size_t i = 0; i < cells->values.size(); ++i)
-            cells->values[i] *= decay->values[i];
-    }
     figures::blankFuture(*cells);
     return cells;
 }

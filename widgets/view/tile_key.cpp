@@ -7,31 +7,6 @@
 
 namespace gatescope::widgets {
 
-const char* toString(MapView map) {
-    switch (map) {
-        case MapView::Attention:
-            return "attention";
-        case MapView::Decay:
-            return "decay";
-        case MapView::Product:
-            return "attention x decay";
-    }
-    return "attention";
-}
-
-std::optional<MapView> parseMapView(std::string_view word) {
-    if (word == "product") return MapView::Product;
-    switch (kernels::parseMapKind(word).value_or(kernels::MapKind::Logit)) {
-        case kernels::MapKind::Attention:
-            return MapView::Attention;
-        case kernels::MapKind::Decay:
-            return MapView::Decay;
-        case kernels::MapKind::Logit:
-            break;
-    }
-    return std::nullopt;
-}
-
 size_t TileKeyHash::operator()(const TileKey& k) const {
     uint64_t h = static_cast<uint64_t>(k.layer);
     auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull + (h >> 29); };

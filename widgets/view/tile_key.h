@@ -10,19 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/maps/map_view.h"
 #include "data/trace/trace_schema.h"
 
 namespace gatescope::widgets {
 
-/// The map a view shows. Product is attention x decay, cell by cell.
-enum class MapView { Attention, Decay, Product };
-
-/// The display label ("attention", "decay", "attention x decay").
-const char* toString(MapView map);
-
-/// A view by its script and settings word: "attention", "decay" (kernels::toString's names) or
-/// "product"; nullopt for any other word.
-std::optional<MapView> parseMapView(std::string_view word);
+/// The map a view shows (core/maps/map_view.h: attention, decay, or their product); its
+/// toString and parseMapView are core's.
+using core::MapView;
+using core::parseMapView;
 
 /// Cells per tile side (the trace's chunk edge).
 inline constexpr int64_t kTile = data::kTileSide;

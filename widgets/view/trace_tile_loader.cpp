@@ -13,46 +13,13 @@ TraceTileLoader::TraceTileLoader(std::shared_ptr<const data::TraceReader> reader
 
 bool TraceTileLoader::hasMap(int layer, MapView map) const {
     const data::LayerInfo* info = m_reader->summary().layer(layer);
-    if (!info) return false;
-    const bool exact = core::canRecomputeExactTiles(*info);
-    const char* attentionName = kernels::toString(kernels::MapKind::Attention);
-    const char* decayName = kernels::toString(kernels::MapKind::Decay);
-    const bool attention = info->pyramid(attentionName) || exact;
-    const auto spec = core::mapSpecFromHeader(info->header);
-    const bool decay = info->pyramid(decayName) || (exact && spec && spec->hasDecay);
-    switch (map) {
-        case MapView::Attention:
-            return attention;
-        case MapView::Decay:
-            return decay;
-        case MapView::Product:
-            return attention && decay;
-    }
-    return false;
+    return info && core::layerHasView(*info, map);
 }
 
 Result<TilePtr> TraceTileLoader::load(const TileKey& key) const {
     if (key.exact) return loadExact(key);
-    if (key.map != MapView::Product) {
-        return loadPyramid(
-            key, kernels::toString(key.map == MapView::Attention ? kernels::MapKind::Attention
-                                                                 : kernels::MapKind::Decay));
-    }
-    auto a = loadPyramid(key, kernels::toString(kernels::MapKind::Attention));
-    if (!a) return a;
-    auto d = loadPyramid(key, kernels::toString(kernels::MapKind::Decay));
-    if (!d) return d;
-    auto out = std::make_shared<TileData>(**a);
-    out->key = key;
-    for (size_t i = 0; i < out->values.size(); ++i)
-        out->values[i] *= (*d)->values[i];
-    computeTileStats(*out);
-    return TilePtr(std::move(out));
-}
-
-Result<TilePtr> TraceTileLoader::loadPyramid(const TileKey& key, const char* map) const {
-    auto tile =
-        m_reader->pyramidTile(key.layer, map, key.pool, key.level, key.head, key.row, key.col);
+    auto tile = core::loadViewTile(*m_reader, key.layer, key.head, key.map, key.pool, key.level,
+                                   key.row, key.col);
     if (!tile) return tile.error();
     auto out = std::make_shared<TileData>();
     out->key = key;
@@ -75,31 +42,18 @@ Result<TilePtr> TraceTileLoader::loadExact(const TileKey& key) const {
     out->cols = std::clamp<int64_t>(n - c0, 0, kTile);
     out->values.assign(static_cast<size_t>(kTile * kTile), 0.f);
     if (out->rows == 0 || out->cols == 0) return TilePtr(std::move(out));
-    // compute() writes rows x cols densely; spread into the 256-wide layout.
-    std::vector<float> a(static_cast<size_t>(out->rows * out->cols));
-    std::vector<float> d;
-    const bool wantDecay = key.map != MapView::Attention;
-    const bool wantAttention = key.map != MapView::Decay;
-    if (wantDecay && !source.hasMap(kernels::MapKind::Decay)) {
-        return Error{ErrorKind::Missing,
-                     fmt::format("layer {} has no decay map", key.layer),
+    // Dense rows x cols, then spread into the 256-wide layout.
+    std::vector<float> cells(static_cast<size_t>(out->rows * out->cols));
+    if (auto st =
+            core::computeViewCells(source, key.map, r0, out->rows, c0, out->cols, cells.data());
+        !st) {
+        return Error{st.error().kind,
+                     fmt::format("layer {}: {}", key.layer, st.error().message),
                      m_reader->path(),
                      {}};
     }
-    if (wantAttention)
-        source.compute(kernels::MapKind::Attention, r0, out->rows, c0, out->cols, a.data());
-    if (wantDecay) {
-        d.resize(a.size());
-        source.compute(kernels::MapKind::Decay, r0, out->rows, c0, out->cols, d.data());
-        if (!wantAttention)
-            a.swap(d);
-        else
-            for (size_t i = 0; i < a.size(); ++i)
-                a[i] *= d[i];
-    }
-    for (int64_t r = 0; r < out->rows; ++r) {
-        std::copy_n(a.data() + r * out->cols, out->cols, out->values.data() + r * kTile);
-    }
+    for (int64_t r = 0; r < out->rows; ++r)
+        std::copy_n(cells.data() + r * out->cols, out->cols, out->values.data() + r * kTile);
     computeTileStats(*out);
     return TilePtr(std::move(out));
 }

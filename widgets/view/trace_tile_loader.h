@@ -30,7 +30,6 @@ public:
     }
 
 private:
-    Result<TilePtr> loadPyramid(const TileKey& key, const char* map) const;
     Result<TilePtr> loadExact(const TileKey& key) const;
 
     std::shared_ptr<const data::TraceReader> m_reader;
