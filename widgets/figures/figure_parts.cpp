@@ -87,7 +87,19 @@ void drawCells(QPainter& p, const QRectF& rect, const Cells& cells, const ColorS
                  reinterpret_cast<uint32_t*>(img.scanLine(static_cast<int>(r))));
     p.save();
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    p.drawImage(rect, img);
+    // A map's cells cover `step` tokens each, the last row and column fewer when the region is
+    // no multiple of it: the image spans rows x cols whole cells, and `rect` (the region) clips
+    // it, so every cell sits at its tokens on the axes.
+    QRectF target = rect;
+    const core::TokenRegion& region = cells.region;
+    if (region.keys() > 0 && region.queries() > 0) {
+        target.setWidth(rect.width() * static_cast<double>(cells.cols * cells.step) /
+                        static_cast<double>(region.keys()));
+        target.setHeight(rect.height() * static_cast<double>(cells.rows * cells.step) /
+                         static_cast<double>(region.queries()));
+        p.setClipRect(rect, Qt::IntersectClip);
+    }
+    p.drawImage(target, img);
     p.restore();
 }
 

@@ -39,7 +39,9 @@ void blankFuture(Cells& cells);
 /// DejaVu Sans at `pixels` figure units.
 QFont figureFont(double pixels, bool bold = false);
 
-/// Draws the cells into `rect` (no smoothing), coloured by `settings` over `range`.
+/// Draws the cells into `rect` (no smoothing), coloured by `settings` over `range`. Cells of a
+/// map region (cells.region set) are placed at their tokens with `rect` spanning the region: a
+/// last row or column that covers fewer than `step` tokens is cut at the region's edge.
 void drawCells(QPainter& p, const QRectF& rect, const Cells& cells, const ColorSettings& settings,
                const ValueRange& range);
 

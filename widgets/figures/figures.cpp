@@ -539,7 +539,6 @@ Result<std::unique_ptr<Figure>> makeFigure(const data::TraceReader& reader, cons
                 const int bins = static_cast<int>(std::min<int64_t>(end - begin, 700));
                 channels.rows = (*data)->channels;
                 channels.cols = bins;
-                channels.region = core::TokenRegion::square(begin, end);
                 for (int c = 0; c < (*data)->channels; ++c) {
                     const auto v = channelRetention(**data, c);
                     const auto b =
