@@ -124,10 +124,11 @@ public:
     /// Cells past the level side S are ignored; cells above the diagonal are stored as 0.
     Status writePyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
                             int64_t tileRow, int64_t tileCol, const float* tile);
-    /// Writes every causal tile of one head's level from `cells`, the whole level S x S row-major
-    /// (cells above the diagonal are ignored and stored as 0), its tiles compressed in parallel.
+    /// Writes every causal tile of `heads` consecutive heads' level from `cells`, the whole level
+    /// S x S row-major per head, head after head (cells above the diagonal are ignored and stored
+    /// as 0), the tiles of all of them compressed in parallel.
     Status writePyramidLevel(int layer, std::string_view map, Pool pool, int level, int head,
-                             const float* cells);
+                             const float* cells, int heads = 1);
 
     /// Flushes, closes and fsyncs the temporary file, then renames it to the final path (and
     /// fsyncs the folder). After success the writer accepts no more calls.
@@ -158,7 +159,10 @@ private:
     Result<h5::Dataset> createArray(const h5::Object& parent, std::string_view name,
                                     const std::vector<int64_t>& shape, ElementType type);
     /// Writes one head: `data` is float32, or bfloat16 bits when `bf16Source`.
-    Status writeHead(ArrayState& state, int head, const void* data, bool bf16Source = false);
+    /// Heads [firstHead, firstHead + heads) of an array from `data` (those heads, consecutive;
+    /// bfloat16 bits when `bf16Source`), encoded together in groups of at most 256 MB.
+    Status writeHeads(ArrayState& state, int firstHead, int heads, const void* data,
+                      bool bf16Source = false);
     Status declareFactorAs(int layer, std::string_view name, std::vector<int64_t> shape,
                            ElementType type);
     Status checkFactorHead(int layer, std::string_view name, int head, const void* data,

@@ -82,7 +82,7 @@ Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, 
     if (array->type == ElementType::BFloat16)
         return usage("a bfloat16 factor is written with writeFactorBf16",
                      schema::factorPath(layer, name));
-    auto rc = writeHead(*array, head, data);
+    auto rc = writeHeads(*array, head, 1, data);
     if (!rc) return fail(rc.error());
     // A derived decay map needs every head of c written and non-increasing (derived_decay.h).
     LayerState& l = **layerState(layer);
@@ -102,13 +102,11 @@ Status TraceWriter::writeFactorBf16(int layer, std::string_view name, const uint
                                                       : ElementType::BFloat16;
     auto rc = declareFactorAs(layer, name, std::move(shape), type);
     if (!rc) return rc;
-    const int64_t perHead = dims[1] * (dims.size() == 3 ? dims[2] : 1);
-    for (int64_t h = 0; h < dims[0]; ++h) {
-        ArrayState* array = nullptr;
-        const uint16_t* head = bits ? bits + h * perHead : nullptr;
-        if (rc = checkFactorHead(layer, name, static_cast<int>(h), head, &array); !rc) return rc;
-        if (rc = writeHead(*array, static_cast<int>(h), head, true); !rc) return fail(rc.error());
-    }
+    ArrayState* array = nullptr;
+    if (rc = checkFactorHead(layer, name, 0, bits, &array); !rc) return rc;
+    // Every head in one call: the encoder gets chunks for all its threads.
+    if (rc = writeHeads(*array, 0, static_cast<int>(dims[0]), bits, true); !rc)
+        return fail(rc.error());
     return Ok{};
 }
 
@@ -117,10 +115,20 @@ Status TraceWriter::writeFactor(int layer, std::string_view name, const float* d
     std::vector<int64_t> dims = shape;
     auto rc = declareFactor(layer, name, std::move(shape));
     if (!rc) return rc;
-    int64_t perHead = dims[1] * (dims.size() == 3 ? dims[2] : 1);
-    for (int64_t h = 0; rc && h < dims[0]; ++h)
-        rc = writeFactorHead(layer, name, static_cast<int>(h), data + h * perHead);
-    return rc;
+    ArrayState* array = nullptr;
+    if (rc = checkFactorHead(layer, name, 0, data, &array); !rc) return rc;
+    if (array->type == ElementType::BFloat16)
+        return usage("a bfloat16 factor is written with writeFactorBf16",
+                     schema::factorPath(layer, name));
+    // Every head in one call: the encoder gets chunks for all its threads.
+    if (rc = writeHeads(*array, 0, static_cast<int>(dims[0]), data); !rc) return fail(rc.error());
+    const int64_t perHead = dims[1] * (dims.size() == 3 ? dims[2] : 1);
+    LayerState& l = **layerState(layer);
+    if (name == kDecayFactor && !l.monotoneDecay.empty())
+        for (int64_t h = 0; h < dims[0]; ++h)
+            l.monotoneDecay[static_cast<size_t>(h)] =
+                isNonIncreasing(data + h * perHead, m_nTokens) ? 1 : 0;
+    return Ok{};
 }
 
 }  // namespace gatescope::data

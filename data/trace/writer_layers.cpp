@@ -48,7 +48,8 @@ h5::ChunkEncoding TraceWriter::encoding(size_t elementSize) const {
     return {m_options.compression, m_options.compressionLevel, elementSize};
 }
 
-Status TraceWriter::writeHead(ArrayState& state, int head, const void* data, bool bf16Source) {
+Status TraceWriter::writeHeads(ArrayState& state, int firstHead, int heads, const void* data,
+                               bool bf16Source) {
     const int64_t n = state.shape[1];
     int64_t width = 1;
     for (size_t i = 2; i < state.shape.size(); ++i)
@@ -59,44 +60,89 @@ Status TraceWriter::writeHead(ArrayState& state, int head, const void* data, boo
     if (state.type == ElementType::BFloat16 && !bf16Source)
         return Error{ErrorKind::Internal, "float32 data for a bfloat16 factor", m_tempPath.string(),
                      ""};
-    // The head as stored, padded with zeros to whole chunks. Binary16 is rounded here (to nearest
-    // even) rather than by HDF5's soft conversion, which truncates; bfloat16 is copied as it came.
-    const size_t count = static_cast<size_t>(n * width);
+    const size_t count = static_cast<size_t>(n * width);  // values per head
     const size_t used = count * elementSize;
-    const size_t total = static_cast<size_t>(chunks * rows * width) * elementSize;
-    auto stored = std::make_unique_for_overwrite<unsigned char[]>(total);
-    const auto* floats = static_cast<const float*>(data);
-    const auto* bits = static_cast<const uint16_t*>(data);
-    if (bf16Source && state.type == ElementType::Float32) {
-        auto* out = reinterpret_cast<uint32_t*>(stored.get());
-        for (size_t i = 0; i < count; ++i)
-            out[i] = uint32_t{bits[i]} << 16;  // exact: bf16 is the upper half of a float32
-    } else if (bf16Source && state.type == ElementType::Float16) {
-        auto* halves = reinterpret_cast<uint16_t*>(stored.get());
-        for (size_t i = 0; i < count; ++i) {
-            const uint32_t word = uint32_t{bits[i]} << 16;
-            float value;
-            std::memcpy(&value, &word, 4);
-            halves[i] = floatToHalf(value);
-        }
-    } else if (state.type == ElementType::Float16) {
-        auto* halves = reinterpret_cast<uint16_t*>(stored.get());
-        for (size_t i = 0; i < count; ++i)
-            halves[i] = floatToHalf(floats[i]);
-    } else {
-        std::memcpy(stored.get(), data, used);
-    }
-    std::memset(stored.get() + used, 0, total - used);
+    const size_t perHead = static_cast<size_t>(chunks * rows * width) * elementSize;
     const size_t chunkBytes = static_cast<size_t>(rows * width) * elementSize;
-    std::vector<h5::PlainChunk> list;
-    for (int64_t c = 0; c < chunks; ++c) {
-        h5::Dims offset(state.shape.size(), 0);
-        offset[0] = static_cast<hsize_t>(head);
-        offset[1] = static_cast<hsize_t>(c * rows);
-        list.push_back({std::move(offset), stored.get() + c * chunkBytes});
+    // Heads go to the encoder together, so that a call has chunks for every core (one head of a
+    // 16k-token factor is 4 chunks); a group's copy stays under 256 MB.
+    const int group =
+        static_cast<int>(std::clamp<size_t>((size_t{256} << 20) / std::max<size_t>(perHead, 1), 1,
+                                            static_cast<size_t>(std::max(heads, 1))));
+    for (int first = 0; first < heads; first += group) {
+        const int inGroup = std::min(group, heads - first);
+        // The heads as stored, padded with zeros to whole chunks. Binary16 is rounded here (to
+        // nearest even) rather than by HDF5's soft conversion, which truncates; bfloat16 is
+        // copied as it came.
+        // Data stored as it comes (float32, or bfloat16 bits into bfloat16) is encoded in place;
+        // only a head's last, partial chunk is copied, padded.
+        const bool asIs = bf16Source == (state.type == ElementType::BFloat16) &&
+                          state.type != ElementType::Float16;
+        const int64_t whole = asIs ? n / rows : 0;
+        const size_t copied = asIs ? (chunks - whole) * chunkBytes : perHead;
+        auto stored = std::make_unique_for_overwrite<unsigned char[]>(
+            std::max<size_t>(copied * static_cast<size_t>(inGroup), 1));
+        std::vector<h5::PlainChunk> list;
+        for (int g = 0; g < inGroup; ++g) {
+            const size_t source = static_cast<size_t>(first + g) * count;
+            const auto* floats = static_cast<const float*>(data) + (bf16Source ? 0 : source);
+            const auto* bits = static_cast<const uint16_t*>(data) + (bf16Source ? source : 0);
+            if (asIs) {
+                const auto* in = bf16Source ? reinterpret_cast<const unsigned char*>(bits)
+                                            : reinterpret_cast<const unsigned char*>(floats);
+                for (int64_t c = 0; c < chunks; ++c) {
+                    const unsigned char* chunk = in + c * chunkBytes;
+                    if (c >= whole) {  // the partial last chunk, padded with zeros
+                        unsigned char* tail = stored.get() + static_cast<size_t>(g) * copied;
+                        const size_t rest = used - static_cast<size_t>(c) * chunkBytes;
+                        std::memcpy(tail, chunk, rest);
+                        std::memset(tail + rest, 0, chunkBytes - rest);
+                        chunk = tail;
+                    }
+                    h5::Dims offset(state.shape.size(), 0);
+                    offset[0] = static_cast<hsize_t>(firstHead + first + g);
+                    offset[1] = static_cast<hsize_t>(c * rows);
+                    list.push_back({std::move(offset), chunk});
+                }
+                continue;
+            }
+            unsigned char* head = stored.get() + static_cast<size_t>(g) * perHead;
+            if (bf16Source && state.type == ElementType::Float32) {
+                auto* out = reinterpret_cast<uint32_t*>(head);
+                for (size_t i = 0; i < count; ++i)
+                    out[i] = uint32_t{bits[i]} << 16;  // exact: bf16 is the upper half of a float32
+            } else if (bf16Source && state.type == ElementType::Float16) {
+                auto* halves = reinterpret_cast<uint16_t*>(head);
+                for (size_t i = 0; i < count; ++i) {
+                    const uint32_t word = uint32_t{bits[i]} << 16;
+                    float value;
+                    std::memcpy(&value, &word, 4);
+                    halves[i] = floatToHalf(value);
+                }
+            } else if (state.type == ElementType::Float16) {
+                auto* halves = reinterpret_cast<uint16_t*>(head);
+                for (size_t i = 0; i < count; ++i)
+                    halves[i] = floatToHalf(floats[i]);
+            } else {
+                std::memcpy(
+                    head,
+                    bf16Source ? static_cast<const void*>(bits) : static_cast<const void*>(floats),
+                    used);
+            }
+            std::memset(head + used, 0, perHead - used);
+            for (int64_t c = 0; c < chunks; ++c) {
+                h5::Dims offset(state.shape.size(), 0);
+                offset[0] = static_cast<hsize_t>(firstHead + first + g);
+                offset[1] = static_cast<hsize_t>(c * rows);
+                list.push_back({std::move(offset), head + c * chunkBytes});
+            }
+        }
+        if (auto rc = h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
+                                      m_options.encodeThreads, m_options.cancel);
+            !rc)
+            return rc;
     }
-    return h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
-                           m_options.encodeThreads, m_options.cancel);
+    return Ok{};
 }
 
 Status TraceWriter::writeLayer(int layer, const LayerHeader& header) {
@@ -178,7 +224,7 @@ Status TraceWriter::writeGatesHead(int layer, int head, const float* data) {
         return usage(
             fmt::format("head {} is outside 0..{} (or data is null)", head, gates->shape[0] - 1),
             schema::gatesPath(layer));
-    auto rc = writeHead(*gates, head, data);
+    auto rc = writeHeads(*gates, head, 1, data);
     if (!rc) return fail(rc.error());
     return Ok{};
 }
@@ -189,9 +235,11 @@ Status TraceWriter::writeGates(int layer, const float* data, int heads, int64_t 
                      fmt::format("gates have {} tokens, the trace has N = {}", n, m_nTokens),
                      m_tempPath.string(), schema::gatesPath(layer)};
     auto rc = declareGates(layer, heads, channels);
-    for (int h = 0; rc && h < heads; ++h)
-        rc = writeGatesHead(layer, h, data + h * n * channels);
-    return rc;
+    if (!rc) return rc;
+    if (!data) return usage("gates data is null", schema::gatesPath(layer));
+    // Every head in one call: the encoder gets chunks for all its threads.
+    if (rc = writeHeads(*(*layerState(layer))->gates, 0, heads, data); !rc) return fail(rc.error());
+    return Ok{};
 }
 
 }  // namespace gatescope::data

@@ -160,17 +160,24 @@ Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool,
 }
 
 Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool, int level,
-                                      int head, const float* cells) {
+                                      int head, const float* cells, int heads) {
     auto dataset = pyramidLevel(layer, map, pool, level, head);
     if (!dataset) return dataset.error();
+    if (heads > 1)  // the last head is one of the pyramid's too
+        if (auto last = pyramidLevel(layer, map, pool, level, head + heads - 1); !last)
+            return last.error();
     if (!*dataset) return Ok{};
-    if (!cells) return usage("level data is null", schema::pyramidPath(layer, map, pool, level));
+    if (!cells || heads < 1)
+        return usage("level data is null (or no heads)",
+                     schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
     // Tiles are built in writeChunks' batches, so memory stays bounded by the batch while a
-    // 16384-cell level has 2080 causal tiles.
-    const size_t batch = std::min(h5::chunkBatch(m_options.encodeThreads),
-                                  static_cast<size_t>(tiles * (tiles + 1) / 2));
+    // 16384-cell level has 2080 causal tiles; the heads' tiles share the batches, so that a
+    // coarse level of one tile still gives every encoder thread work.
+    const size_t causal = static_cast<size_t>(tiles * (tiles + 1) / 2);
+    const size_t batch =
+        std::min(h5::chunkBatch(m_options.encodeThreads), causal * static_cast<size_t>(heads));
     // Not value-initialized: fillChunk writes every cell of a chunk.
     auto buffer = std::make_unique_for_overwrite<float[]>(batch * static_cast<size_t>(chunkCells));
     std::vector<h5::PlainChunk> chunks;
@@ -181,17 +188,21 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
         chunks.clear();
         return rc;
     };
-    for (int64_t tr = 0; tr < tiles; ++tr) {
-        for (int64_t tc = 0; tc <= tr; ++tc) {
-            float* chunk = buffer.get() + chunks.size() * chunkCells;
-            fillChunk(cells + tr * kTileSide * side + tc * kTileSide, side,
-                      std::min(kTileSide, side - tr * kTileSide),
-                      std::min(kTileSide, side - tc * kTileSide), tr == tc, chunk, chunkSide);
-            chunks.push_back({{static_cast<hsize_t>(head), static_cast<hsize_t>(tr * kTileSide),
-                               static_cast<hsize_t>(tc * kTileSide)},
-                              chunk});
-            if (chunks.size() == batch)
-                if (auto rc = flush(); !rc) return fail(rc.error());
+    for (int h = 0; h < heads; ++h) {
+        const float* level0 = cells + static_cast<int64_t>(h) * side * side;
+        for (int64_t tr = 0; tr < tiles; ++tr) {
+            for (int64_t tc = 0; tc <= tr; ++tc) {
+                float* chunk = buffer.get() + chunks.size() * chunkCells;
+                fillChunk(level0 + tr * kTileSide * side + tc * kTileSide, side,
+                          std::min(kTileSide, side - tr * kTileSide),
+                          std::min(kTileSide, side - tc * kTileSide), tr == tc, chunk, chunkSide);
+                chunks.push_back(
+                    {{static_cast<hsize_t>(head + h), static_cast<hsize_t>(tr * kTileSide),
+                      static_cast<hsize_t>(tc * kTileSide)},
+                     chunk});
+                if (chunks.size() == batch)
+                    if (auto rc = flush(); !rc) return fail(rc.error());
+            }
         }
     }
     if (auto rc = flush(); !rc) return fail(rc.error());

@@ -195,8 +195,8 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
                          {}};
     }
     std::set<int> wanted(m_request.pyramidHeads.begin(), m_request.pyramidHeads.end());
-    for (int head = 0; head < heads; ++head) {
-        if (!wanted.empty() && !wanted.count(head)) continue;
+    // All heads of a level in one call (every encoder thread busy), or the chosen ones one by one.
+    auto writeLevels = [&](int first, int count) -> Status {
         for (const auto& p : s.pyramids) {
             const std::string map = kernels::toString(p.kind);
             for (int i = 0; i < levels.count(); ++i) {
@@ -205,12 +205,21 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
                 for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
                     const auto offset = (pool == data::Pool::Max ? p.maxOffsets : p.meanOffsets)[i];
                     const float* src = reinterpret_cast<const float*>(s.host + offset) +
-                                       int64_t{head} * side * side;
-                    auto st = m_writer.writePyramidLevel(s.layer, map, pool, level, head, src);
+                                       int64_t{first} * side * side;
+                    auto st =
+                        m_writer.writePyramidLevel(s.layer, map, pool, level, first, src, count);
                     if (!st) return st;
                 }
             }
         }
+        return Ok{};
+    };
+    if (wanted.empty()) {
+        if (auto st = writeLevels(0, heads); !st) return st;
+    } else {
+        for (int head : wanted)
+            if (head >= 0 && head < heads)
+                if (auto st = writeLevels(head, 1); !st) return st;
     }
     ++m_recorded;
     return Ok{};

@@ -11,7 +11,8 @@
 //   pyramids   forward + LayerRecorder: gates and GPU pyramids written, no factors
 //   full       forward + LayerRecorder: gates, factors and pyramids written (the whole job's
 //              forward and HDF5 writing, up to the writer's commit)
-// (writer compression none; the file is on local disk), timed to the writer's commit (fsync and
+// (writer compression none, or GATESCOPE_GPU_BENCH_COMPRESSION: deflate, lz4, zstd, with the
+// encoder on every core; the file is on local disk), timed to the writer's commit (fsync and
 // rename): what a user waits for. The disk's sequential write bandwidth is measured in the same
 // run beside it (the trace's byte count written in 64 MiB blocks, then fsync, in the same
 // folder), and the time goal is printed: full <= 1.2 x max(landed, bytes / bandwidth).
@@ -39,6 +40,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
+#include "data/common/compression.h"
 #include "data/trace/manifest.h"
 #include "data/trace/pyramid_geometry.h"
 #include "data/trace/trace_writer.h"
@@ -190,6 +192,10 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
             what, s, poller.peak() / double(1 << 30), peakHostMemoryGiB());
         return s;
     };
+    const char* compressionEnv = std::getenv("GATESCOPE_GPU_BENCH_COMPRESSION");
+    auto compression = data::parseCompression(compressionEnv ? compressionEnv : "none");
+    ASSERT_TRUE(compression) << compression.error().describe();
+    std::printf("[gpu-bench] writer compression %s\n", compressionEnv ? compressionEnv : "none");
     const int repeats = n <= 16384 ? 3 : 1;
     auto median = [&](const char* what, auto&& body) {
         std::vector<double> times;
@@ -212,7 +218,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         core::TraceRequest request;
         request.storeFactors = factors;
         request.storePyramids = pyramids;
-        request.writer.compression = data::Compression::None;
+        request.writer.compression = *compression;
         request.writer.bf16Factors = !v2;
         request.writer.deriveDecayPyramids = !v2;
         const fs::path out = work / name;
@@ -268,7 +274,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         if (std::system(cmd.c_str()) != 0) std::printf("[gpu-bench] (no byte breakdown)\n");
         std::fflush(stdout);
     };
-    if (n <= 16384) {
+    if (n <= 16384 && *compression == data::Compression::None) {
         traced(true, true, true, true, "bench-v2.h5", &fullV2);
         std::printf("[gpu-bench] full-v2   %8.3f s   (written and committed)\n", fullV2);
         bytes("bench-v2.h5", "v2");
