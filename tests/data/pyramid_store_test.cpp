@@ -150,5 +150,69 @@ TEST(PyramidStore, WholeLevelsReadBackAsTheirCausalCells) {
     }
 }
 
+// writePyramidLevel with a head count: several heads' levels in one call (as the GPU pipeline
+// writes them, [heads, S, S] head after head) read back head by head as their own cells; a count
+// that runs past the pyramid's heads is refused.
+TEST(PyramidStore, SeveralHeadsInOneCallReadBackAsTheirOwnLevels) {
+    const int64_t n = 1300;
+    const int heads = 3;
+    testing::TempDir dir;
+    auto s = testing::makeSample(n, 5);
+    std::mt19937 rng(22);
+    std::normal_distribution<float> normal;
+    for (auto compression : {Compression::Deflate, Compression::None}) {
+        auto path = dir / (std::string(toString(compression)) + "-heads.h5");
+        std::map<int, std::vector<float>> levels;  // level -> [heads, S, S]
+        {
+            TraceWriterOptions options;
+            options.compression = compression;
+            options.encodeThreads = 3;
+            auto w = TraceWriter::create(path, options);
+            ASSERT_TRUE(w);
+            ASSERT_TRUE((*w)->writeManifest(s.manifest));
+            ASSERT_TRUE((*w)->writeTokens(s.tokens));
+            ASSERT_TRUE((*w)->writePerToken(s.perToken));
+            ASSERT_TRUE((*w)->writeLayer(0, LayerHeader{4, 4, 4, 4, 1, "power", {}}));
+            ASSERT_TRUE((*w)->createPyramid(0, "attention", {0, 3}, 4));
+            for (int level : {0, 3}) {
+                const int64_t side = levelSide(n, level);
+                auto& cells = levels[level];
+                cells.resize(heads * side * side);
+                for (auto& v : cells)
+                    v = normal(rng);
+                // Heads 1-3 of 4 in one call.
+                ASSERT_TRUE((*w)->writePyramidLevel(0, "attention", Pool::Mean, level, 1,
+                                                    cells.data(), heads));
+            }
+            auto past =
+                (*w)->writePyramidLevel(0, "attention", Pool::Mean, 0, 2, levels[0].data(), heads);
+            ASSERT_FALSE(past);
+            EXPECT_EQ(past.error().kind, ErrorKind::Usage);
+            ASSERT_TRUE((*w)->commit());
+        }
+        auto reader = TraceReader::open(path);
+        ASSERT_TRUE(reader) << reader.error().describe();
+        for (auto& [level, cells] : levels) {
+            const int64_t side = levelSide(n, level), tiles = tilesPerSide(n, level);
+            for (int h = 0; h < heads; ++h)
+                for (int64_t tr = 0; tr < tiles; ++tr)
+                    for (int64_t tc = 0; tc <= tr; ++tc) {
+                        auto tile = (*reader)->pyramidTile(0, "attention", Pool::Mean, level, 1 + h,
+                                                           tr, tc);
+                        ASSERT_TRUE(tile) << tile.error().describe();
+                        for (int64_t r = 0; r < tile->rows; ++r)
+                            for (int64_t c = 0; c < tile->cols; ++c) {
+                                const int64_t row = tr * kTileSide + r, col = tc * kTileSide + c;
+                                const float want =
+                                    col <= row ? cells[(h * side + row) * side + col] : 0.0f;
+                                ASSERT_EQ(tile->at(r, c), want)
+                                    << toString(compression) << " level " << level << " head "
+                                    << 1 + h << " cell " << row << "," << col;
+                            }
+                    }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gatescope::data
