@@ -91,6 +91,25 @@ TEST(PyramidStore, OnlyWrittenCausalTilesAreAllocated) {
             }
 }
 
+/// A writer of `path` with the sample's tokens and one power layer of `heads` heads whose
+/// attention pyramid has levels 0 and 3, its tiles encoded on 3 threads.
+std::unique_ptr<TraceWriter> levelWriter(const std::filesystem::path& path,
+                                         const testing::Sample& s, Compression compression,
+                                         int heads) {
+    TraceWriterOptions options;
+    options.compression = compression;
+    options.encodeThreads = 3;
+    auto w = TraceWriter::create(path, options);
+    EXPECT_TRUE(w);
+    if (!w) return nullptr;
+    const bool ok = (*w)->writeManifest(s.manifest) && (*w)->writeTokens(s.tokens) &&
+                    (*w)->writePerToken(s.perToken) &&
+                    (*w)->writeLayer(0, LayerHeader{heads, heads, 4, 4, 1, "power", {}}) &&
+                    (*w)->createPyramid(0, "attention", {0, 3}, heads);
+    EXPECT_TRUE(ok);
+    return ok ? std::move(*w) : nullptr;
+}
+
 // writePyramidLevel: a whole level from one dense S x S array, its tiles compressed on several
 // threads, reads back as the causal cells of that array (zeros above the diagonal), for levels
 // smaller than one tile and levels whose last tile is partial, in every compression.
@@ -104,16 +123,8 @@ TEST(PyramidStore, WholeLevelsReadBackAsTheirCausalCells) {
         auto path = dir / (std::string(toString(compression)) + ".h5");
         std::map<int, std::vector<float>> levels;
         {
-            TraceWriterOptions options;
-            options.compression = compression;
-            options.encodeThreads = 3;
-            auto w = TraceWriter::create(path, options);
+            auto w = levelWriter(path, s, compression, 2);
             ASSERT_TRUE(w);
-            ASSERT_TRUE((*w)->writeManifest(s.manifest));
-            ASSERT_TRUE((*w)->writeTokens(s.tokens));
-            ASSERT_TRUE((*w)->writePerToken(s.perToken));
-            ASSERT_TRUE((*w)->writeLayer(0, LayerHeader{2, 2, 4, 4, 1, "power", {}}));
-            ASSERT_TRUE((*w)->createPyramid(0, "attention", {0, 3}, 2));
             for (int level : {0, 3}) {
                 const int64_t side = levelSide(n, level);
                 auto& cells = levels[level];
@@ -121,13 +132,12 @@ TEST(PyramidStore, WholeLevelsReadBackAsTheirCausalCells) {
                 for (auto& v : cells)
                     v = normal(rng);
                 ASSERT_TRUE(
-                    (*w)->writePyramidLevel(0, "attention", Pool::Max, level, 1, cells.data()));
+                    w->writePyramidLevel(0, "attention", Pool::Max, level, 1, cells.data()));
             }
-            auto badHead =
-                (*w)->writePyramidLevel(0, "attention", Pool::Max, 0, 2, levels[0].data());
+            auto badHead = w->writePyramidLevel(0, "attention", Pool::Max, 0, 2, levels[0].data());
             ASSERT_FALSE(badHead);
             EXPECT_EQ(badHead.error().kind, ErrorKind::Usage);
-            ASSERT_TRUE((*w)->commit());
+            ASSERT_TRUE(w->commit());
         }
         auto reader = TraceReader::open(path);
         ASSERT_TRUE(reader) << reader.error().describe();
@@ -164,16 +174,8 @@ TEST(PyramidStore, SeveralHeadsInOneCallReadBackAsTheirOwnLevels) {
         auto path = dir / (std::string(toString(compression)) + "-heads.h5");
         std::map<int, std::vector<float>> levels;  // level -> [heads, S, S]
         {
-            TraceWriterOptions options;
-            options.compression = compression;
-            options.encodeThreads = 3;
-            auto w = TraceWriter::create(path, options);
+            auto w = levelWriter(path, s, compression, 4);
             ASSERT_TRUE(w);
-            ASSERT_TRUE((*w)->writeManifest(s.manifest));
-            ASSERT_TRUE((*w)->writeTokens(s.tokens));
-            ASSERT_TRUE((*w)->writePerToken(s.perToken));
-            ASSERT_TRUE((*w)->writeLayer(0, LayerHeader{4, 4, 4, 4, 1, "power", {}}));
-            ASSERT_TRUE((*w)->createPyramid(0, "attention", {0, 3}, 4));
             for (int level : {0, 3}) {
                 const int64_t side = levelSide(n, level);
                 auto& cells = levels[level];
@@ -181,14 +183,14 @@ TEST(PyramidStore, SeveralHeadsInOneCallReadBackAsTheirOwnLevels) {
                 for (auto& v : cells)
                     v = normal(rng);
                 // Heads 1-3 of 4 in one call.
-                ASSERT_TRUE((*w)->writePyramidLevel(0, "attention", Pool::Mean, level, 1,
-                                                    cells.data(), heads));
+                ASSERT_TRUE(w->writePyramidLevel(0, "attention", Pool::Mean, level, 1, cells.data(),
+                                                 heads));
             }
             auto past =
-                (*w)->writePyramidLevel(0, "attention", Pool::Mean, 0, 2, levels[0].data(), heads);
+                w->writePyramidLevel(0, "attention", Pool::Mean, 0, 2, levels[0].data(), heads);
             ASSERT_FALSE(past);
             EXPECT_EQ(past.error().kind, ErrorKind::Usage);
-            ASSERT_TRUE((*w)->commit());
+            ASSERT_TRUE(w->commit());
         }
         auto reader = TraceReader::open(path);
         ASSERT_TRUE(reader) << reader.error().describe();
