@@ -197,6 +197,7 @@ bool ViewerScript::execute(const std::vector<std::string>& w) {
     if (std::optional<bool> done = executeCompare(w)) return *done;
     if (std::optional<bool> done = executeExport(w)) return *done;
     if (std::optional<bool> done = executeEvents(w)) return *done;
+    if (std::optional<bool> done = executeWhatIfEntry(w)) return *done;
     if (std::optional<bool> done = executeReads(w)) return *done;
     if (std::optional<bool> done = executeView(w)) return *done;
     if (!m_window.session()) return false;

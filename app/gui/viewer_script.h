@@ -154,6 +154,8 @@ private:
     /// executeWindow.
     std::optional<bool> executeEvents(const std::vector<std::string>& words);
     bool executeSeriesCommand(const std::vector<std::string>& words);
+    /// overview-what-if and retention-what-if (viewer_script_what_if.cpp), like executeWindow.
+    std::optional<bool> executeWhatIfEntry(const std::vector<std::string>& words);
     bool executeContextCommand(const std::vector<std::string>& words);
     /// export-view (viewer_script_export.cpp), like executeWindow.
     std::optional<bool> executeExport(const std::vector<std::string>& words);

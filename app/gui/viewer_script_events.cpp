@@ -8,69 +8,22 @@
 #include <QDockWidget>
 
 #include "app/gui/viewer_script.h"
+#include "app/gui/viewer_script_docks.h"
 #include "widgets/gui/context_panel.h"
 #include "widgets/gui/gate_events_panel.h"
 #include "widgets/gui/imgui_host.h"
 #include "widgets/gui/main_window.h"
-#include "widgets/gui/overview_panel.h"
-#include "widgets/gui/retention_panel.h"
 #include "widgets/gui/series_panel.h"
 #include "widgets/gui/viewer_session.h"
-#include "widgets/gui/what_if_dialog.h"
 
 namespace gatescope::app {
 
 using namespace widgets;
 
-namespace {
-
-/// The host of the dock whose panel is named `name` ("gateEvents": dock "gateEventsDock"),
-/// shown and raised; null when the window has no such dock.
-ImGuiHost* showDock(MainWindow& window, const QString& name) {
-    auto* dock = window.findChild<QDockWidget*>(name + "Dock");
-    ImGuiHost* host = nullptr;
-    for (ImGuiHost* h : window.hosts())
-        if (h->objectName() == name) host = h;
-    if (!dock || !host) return nullptr;
-    dock->show();
-    dock->raise();
-    return host;
-}
-
-}  // namespace
-
 std::optional<bool> ViewerScript::executeEvents(const std::vector<std::string>& w) {
     const std::string& cmd = w[0];
     if (cmd == "series" || cmd == "series-click") return executeSeriesCommand(w);
     if (cmd == "context" || cmd == "context-click") return executeContextCommand(w);
-    if (cmd == "overview-what-if" || cmd == "retention-what-if") {
-        // Right-click a head's cell in the Overview, or a head's track (scalar gates) or a
-        // channel's row (per-channel gates) in the Retention dock, then the menu's first item.
-        const bool overview = cmd == "overview-what-if";
-        ImGuiHost* host = showDock(m_window, overview ? "overview" : "retention");
-        RetentionPanel* retention = m_window.retentionPanel();
-        if (!host || (overview ? !m_window.overviewPanel() : !retention)) return false;
-        if (!overview && !waitFor([&] { return frames(1), retention->loaded(); }, 60000))
-            return false;
-        frames(2);
-        const int first = std::stoi(w.at(1));
-        const auto at = overview ? m_window.overviewPanel()->cellCenter(first, std::stoi(w.at(2)))
-                                 : retention->rowCenter(first);
-        if (!at) return false;
-        sendClick(host, at->x, at->y, true);
-        frames(2);
-        // The menu opens at the pointer; its first item is the first line below it.
-        sendClick(host, at->x + 24, at->y + 12);
-        frames(2);
-        WhatIfDialog* dialog = m_window.whatIfDialog();
-        const auto channel = dialog ? dialog->choice().channel : std::nullopt;
-        const std::string where = overview ? fmt::format("layer={} head={}", first, w.at(2))
-                                           : fmt::format("row={}", first);
-        fmt::print("script: {} {} dialog={} channel={}\n", cmd, where,
-                   dialog ? dialog->windowTitle().toStdString() : std::string("none"),
-                   channel ? std::to_string(*channel) : std::string("all"));
-        return dialog != nullptr;
-    }
     if (cmd != "gate-events" && cmd != "gate-events-click") return std::nullopt;
     GateEventsPanel* panel = m_window.gateEventsPanel();
     ImGuiHost* host = showDock(m_window, "gateEvents");

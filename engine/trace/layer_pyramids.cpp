@@ -14,6 +14,7 @@
 #include "data/trace/pyramid_geometry.h"
 #include "engine/torch_pch.h"
 #include "engine/trace/layer_recorder.h"
+#include "engine/trace/level_cells.h"
 #include "kernels/cpu/pyramid_builder.h"
 #ifdef GATESCOPE_HAS_CUDA
 #include "engine/nn/device_check.h"
@@ -50,45 +51,6 @@ HeadFactorSet headFactors(const LayerRecord& rec, int head) {
     }
     return set;
 }
-
-/// One head's pyramid levels of one map, both pools, as whole S x S levels (cells above the
-/// diagonal unused), filled from buildPyramid's tiles.
-class LevelCells {
-public:
-    LevelCells(int64_t n, data::PyramidLevels levels) : m_levels(levels) {
-        for (int level = levels.finest; level <= levels.coarsest; ++level) {
-            const int64_t side = data::levelSide(n, level);
-            m_sides.push_back(side);
-            for (auto& pool : m_cells)
-                pool.emplace_back(static_cast<size_t>(side * side));
-        }
-    }
-    void place(int level, data::Pool pool, int64_t tileRow, int64_t tileCol, const float* tile) {
-        const int i = level - m_levels.finest;
-        const int64_t side = m_sides[i], t = data::kTileSide;
-        float* cells = m_cells[pool == data::Pool::Max ? 0 : 1][i].data();
-        const int64_t rows = std::min(t, side - tileRow * t),
-                      cols = std::min(t, side - tileCol * t);
-        for (int64_t r = 0; r < rows; ++r)
-            std::copy(tile + r * t, tile + r * t + cols,
-                      cells + (tileRow * t + r) * side + tileCol * t);
-    }
-    Status writeTo(data::TraceWriter& writer, int layer, const std::string& map, int head) const {
-        for (int i = 0; i < m_levels.count(); ++i)
-            for (auto pool : {data::Pool::Max, data::Pool::Mean}) {
-                const auto& cells = m_cells[pool == data::Pool::Max ? 0 : 1][i];
-                auto st = writer.writePyramidLevel(layer, map, pool, m_levels.finest + i, head,
-                                                   cells.data());
-                if (!st) return st;
-            }
-        return Ok{};
-    }
-
-private:
-    data::PyramidLevels m_levels;
-    std::vector<int64_t> m_sides;
-    std::vector<std::vector<float>> m_cells[2];  ///< [max, mean][level]
-};
 
 }  // namespace
 
