@@ -127,7 +127,16 @@ TEST(WhatIf, TheJobRepeatsHowTheTraceWasMade) {
     EXPECT_EQ(whatIfDevice({{"device", "cpu (16 threads)"}}), "cpu");
     EXPECT_EQ(whatIfDevice({{"device", 3}}), "cpu");
     // A documents text the parser refuses is an error, not a run on other documents.
+    // It is refused before the input file is written.
     source.manifest["input_file"]["documents"] = "at:x";
-    EXPECT_FALSE(whatIfRequest(source, c, dir / "in.txt", dir / "out.h5").ok());
+    EXPECT_FALSE(whatIfRequest(source, c, dir / "refused.txt", dir / "out.h5").ok());
+    EXPECT_FALSE(std::filesystem::exists(dir / "refused.txt"));
+    // Keys of the wrong JSON type (a hand-edited manifest) are absent keys, not an exception.
+    source.manifest["input_file"]["documents"] = 7;
+    source.manifest["input"]["kind"] = 3;
+    source.manifest["dtypes"]["compute"] = true;
+    request = whatIfRequest(source, c, dir / "in.txt", dir / "out.h5");
+    ASSERT_TRUE(request.ok()) << request.error().describe();
+    EXPECT_EQ(request->dtype, core::ComputeDType::Float32);
     std::filesystem::remove_all(dir);
 }

@@ -17,6 +17,11 @@ const nlohmann::json* member(const nlohmann::json& object, const char* key) {
     return &object[key];
 }
 
+/// `*value` when it is a string, else `fallback`.
+std::string stringOr(const nlohmann::json* value, std::string fallback) {
+    return value && value->is_string() ? value->get<std::string>() : std::move(fallback);
+}
+
 std::vector<int> intList(const nlohmann::json* list) {
     std::vector<int> out;
     if (list && list->is_array())
@@ -28,16 +33,14 @@ std::vector<int> intList(const nlohmann::json* list) {
 /// The manifest's dtype, documents and recording options onto `request` (absent keys keep the
 /// defaults: a trace of an older gatescope records less).
 Status copyRunSettings(const nlohmann::json& m, core::TraceRequest& request) {
-    if (const auto* dtypes = member(m, "dtypes"))
-        if (const auto* compute = member(*dtypes, "compute");
-            compute && compute->is_string() && compute->get<std::string>() == "bfloat16")
-            request.dtype = core::ComputeDType::BFloat16;
-    if (const auto* input = member(m, "input_file"))
-        if (const auto* docs = member(*input, "documents"); docs && docs->is_string()) {
-            auto split = core::parseDocumentSplit(docs->get<std::string>());
-            if (!split) return split.error();
-            request.documents = *split;
-        }
+    if (const auto* dtypes = member(m, "dtypes");
+        dtypes && stringOr(member(*dtypes, "compute"), "") == "bfloat16")
+        request.dtype = core::ComputeDType::BFloat16;
+    if (const auto* input = member(m, "input_file")) {
+        auto split = core::parseDocumentSplit(stringOr(member(*input, "documents"), ""));
+        if (!split) return split.error();
+        request.documents = *split;
+    }
     const auto* rec = member(m, "recording");
     if (!rec) return Ok{};
     request.layers = intList(member(*rec, "layers"));
@@ -56,10 +59,7 @@ Status copyRunSettings(const nlohmann::json& m, core::TraceRequest& request) {
 }  // namespace
 
 std::string whatIfDevice(const nlohmann::json& manifest) {
-    const auto* device = member(manifest, "device");
-    return device && device->is_string() && device->get<std::string>().rfind("cuda", 0) == 0
-               ? "cuda"
-               : "cpu";
+    return stringOr(member(manifest, "device"), "").rfind("cuda", 0) == 0 ? "cuda" : "cpu";
 }
 
 std::string interventionText(const WhatIfChoice& c) {
@@ -93,12 +93,8 @@ Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatI
     auto intervention = core::parseIntervention(interventionText(choice));
     if (!intervention) return intervention.error();
     const nlohmann::json& m = source.manifest;
-    const nlohmann::json* checkpoint =
-        m.contains("checkpoint") && m["checkpoint"].is_object() ? &m["checkpoint"] : nullptr;
-    const std::string path =
-        checkpoint && checkpoint->contains("path") && (*checkpoint)["path"].is_string()
-            ? (*checkpoint)["path"].get<std::string>()
-            : std::string();
+    const auto* checkpoint = member(m, "checkpoint");
+    const std::string path = checkpoint ? stringOr(member(*checkpoint, "path"), "") : "";
     if (path.empty())
         return plain(ErrorKind::Missing,
                      "This trace does not record which checkpoint made it (its manifest has no "
@@ -108,10 +104,8 @@ Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatI
                      fmt::format("The checkpoint this trace was made from, {}, is not there any "
                                  "more: it cannot be run again with a change.",
                                  path));
-    const std::string kind =
-        m.contains("input") && m["input"].is_object() && m["input"].contains("kind")
-            ? m["input"]["kind"].get<std::string>()
-            : "text";
+    const auto* input = member(m, "input");
+    const std::string kind = input ? stringOr(member(*input, "kind"), "text") : "text";
     if (kind != "text")
         return plain(ErrorKind::Unsupported,
                      "This trace was made from token ids, not text: What if... runs the traced "
@@ -120,6 +114,8 @@ Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatI
         return plain(ErrorKind::Missing,
                      "This trace stores no source text (/tokens/source_bytes), so the input "
                      "cannot be run again.");
+    core::TraceRequest request;
+    if (auto st = copyRunSettings(m, request); !st) return st.error();
     {
         std::ofstream file(inputFile, std::ios::binary);
         file.write(source.sourceBytes.data(),
@@ -128,13 +124,11 @@ Result<core::TraceRequest> whatIfRequest(const WhatIfSource& source, const WhatI
             return plain(ErrorKind::Io,
                          fmt::format("cannot write the input to {}", inputFile.string()));
     }
-    core::TraceRequest request;
     request.modelDir = path;
     request.input.path = inputFile;
     request.input.kind = core::InputKind::Text;
     request.out = out;
     request.interventions = {*intervention};
-    if (auto st = copyRunSettings(m, request); !st) return st.error();
     request.device = choice.device.empty() ? whatIfDevice(m) : choice.device;
     return request;
 }
