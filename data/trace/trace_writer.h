@@ -165,6 +165,9 @@ private:
                       bool bf16Source = false);
     Status declareFactorAs(int layer, std::string_view name, std::vector<int64_t> shape,
                            ElementType type);
+    /// writeFactorHead for `heads` consecutive heads from `data` (theirs, head after head).
+    Status writeFactorHeads(int layer, std::string_view name, int firstHead, int heads,
+                            const float* data);
     Status checkFactorHead(int layer, std::string_view name, int head, const void* data,
                            ArrayState** state);
     h5::ChunkEncoding encoding(size_t elementSize) const;

@@ -77,17 +77,27 @@ Status TraceWriter::checkFactorHead(int layer, std::string_view name, int head, 
 }
 
 Status TraceWriter::writeFactorHead(int layer, std::string_view name, int head, const float* data) {
+    return writeFactorHeads(layer, name, head, 1, data);
+}
+
+Status TraceWriter::writeFactorHeads(int layer, std::string_view name, int firstHead, int heads,
+                                     const float* data) {
     ArrayState* array = nullptr;
-    if (auto rc = checkFactorHead(layer, name, head, data, &array); !rc) return rc;
+    if (auto rc = checkFactorHead(layer, name, firstHead, data, &array); !rc) return rc;
+    if (heads > 1)
+        if (auto rc = checkFactorHead(layer, name, firstHead + heads - 1, data, &array); !rc)
+            return rc;
     if (array->type == ElementType::BFloat16)
         return usage("a bfloat16 factor is written with writeFactorBf16",
                      schema::factorPath(layer, name));
-    auto rc = writeHeads(*array, head, 1, data);
+    auto rc = writeHeads(*array, firstHead, heads, data);
     if (!rc) return fail(rc.error());
     // A derived decay map needs every head of c written and non-increasing (derived_decay.h).
     LayerState& l = **layerState(layer);
     if (name == kDecayFactor && !l.monotoneDecay.empty())
-        l.monotoneDecay[static_cast<size_t>(head)] = isNonIncreasing(data, m_nTokens) ? 1 : 0;
+        for (int h = 0; h < heads; ++h)
+            l.monotoneDecay[static_cast<size_t>(firstHead + h)] =
+                isNonIncreasing(data + int64_t{h} * m_nTokens, m_nTokens) ? 1 : 0;
     return Ok{};
 }
 
@@ -115,20 +125,8 @@ Status TraceWriter::writeFactor(int layer, std::string_view name, const float* d
     std::vector<int64_t> dims = shape;
     auto rc = declareFactor(layer, name, std::move(shape));
     if (!rc) return rc;
-    ArrayState* array = nullptr;
-    if (rc = checkFactorHead(layer, name, 0, data, &array); !rc) return rc;
-    if (array->type == ElementType::BFloat16)
-        return usage("a bfloat16 factor is written with writeFactorBf16",
-                     schema::factorPath(layer, name));
     // Every head in one call: the encoder gets chunks for all its threads.
-    if (rc = writeHeads(*array, 0, static_cast<int>(dims[0]), data); !rc) return fail(rc.error());
-    const int64_t perHead = dims[1] * (dims.size() == 3 ? dims[2] : 1);
-    LayerState& l = **layerState(layer);
-    if (name == kDecayFactor && !l.monotoneDecay.empty())
-        for (int64_t h = 0; h < dims[0]; ++h)
-            l.monotoneDecay[static_cast<size_t>(h)] =
-                isNonIncreasing(data + h * perHead, m_nTokens) ? 1 : 0;
-    return Ok{};
+    return writeFactorHeads(layer, name, 0, static_cast<int>(dims[0]), data);
 }
 
 }  // namespace gatescope::data

@@ -62,24 +62,23 @@ Status TraceWriter::writeHeads(ArrayState& state, int firstHead, int heads, cons
                      ""};
     const size_t count = static_cast<size_t>(n * width);  // values per head
     const size_t used = count * elementSize;
-    const size_t perHead = static_cast<size_t>(chunks * rows * width) * elementSize;
     const size_t chunkBytes = static_cast<size_t>(rows * width) * elementSize;
+    const size_t perHead = static_cast<size_t>(chunks) * chunkBytes;
+    // Data stored as it comes (float32, or bfloat16 bits into bfloat16) is encoded in place, only
+    // a head's last, partial chunk copied; other data is converted into a padded copy of the
+    // head: binary16 rounded here (to nearest even) rather than by HDF5's soft conversion, which
+    // truncates.
+    const bool asIs =
+        bf16Source == (state.type == ElementType::BFloat16) && state.type != ElementType::Float16;
+    const int64_t inPlace = asIs ? n / rows : 0;  // chunks encoded from `data` itself
+    const size_t copied = perHead - static_cast<size_t>(inPlace) * chunkBytes;
     // Heads go to the encoder together, so that a call has chunks for every core (one head of a
-    // 16k-token factor is 4 chunks); a group's copy stays under 256 MB.
+    // 16k-token factor is 4 chunks); a group's copies stay under 256 MB.
     const int group =
-        static_cast<int>(std::clamp<size_t>((size_t{256} << 20) / std::max<size_t>(perHead, 1), 1,
+        static_cast<int>(std::clamp<size_t>((size_t{256} << 20) / std::max<size_t>(copied, 1), 1,
                                             static_cast<size_t>(std::max(heads, 1))));
     for (int first = 0; first < heads; first += group) {
         const int inGroup = std::min(group, heads - first);
-        // The heads as stored, padded with zeros to whole chunks. Binary16 is rounded here (to
-        // nearest even) rather than by HDF5's soft conversion, which truncates; bfloat16 is
-        // copied as it came.
-        // Data stored as it comes (float32, or bfloat16 bits into bfloat16) is encoded in place;
-        // only a head's last, partial chunk is copied, padded.
-        const bool asIs = bf16Source == (state.type == ElementType::BFloat16) &&
-                          state.type != ElementType::Float16;
-        const int64_t whole = asIs ? n / rows : 0;
-        const size_t copied = asIs ? (chunks - whole) * chunkBytes : perHead;
         auto stored = std::make_unique_for_overwrite<unsigned char[]>(
             std::max<size_t>(copied * static_cast<size_t>(inGroup), 1));
         std::vector<h5::PlainChunk> list;
@@ -87,54 +86,39 @@ Status TraceWriter::writeHeads(ArrayState& state, int firstHead, int heads, cons
             const size_t source = static_cast<size_t>(first + g) * count;
             const auto* floats = static_cast<const float*>(data) + (bf16Source ? 0 : source);
             const auto* bits = static_cast<const uint16_t*>(data) + (bf16Source ? source : 0);
+            const auto* in = bf16Source ? reinterpret_cast<const unsigned char*>(bits)
+                                        : reinterpret_cast<const unsigned char*>(floats);
+            // The head's bytes from chunk `inPlace` on, padded with zeros to whole chunks.
+            unsigned char* copy = stored.get() + static_cast<size_t>(g) * copied;
+            const size_t skipped = static_cast<size_t>(inPlace) * chunkBytes;
             if (asIs) {
-                const auto* in = bf16Source ? reinterpret_cast<const unsigned char*>(bits)
-                                            : reinterpret_cast<const unsigned char*>(floats);
-                for (int64_t c = 0; c < chunks; ++c) {
-                    const unsigned char* chunk = in + c * chunkBytes;
-                    if (c >= whole) {  // the partial last chunk, padded with zeros
-                        unsigned char* tail = stored.get() + static_cast<size_t>(g) * copied;
-                        const size_t rest = used - static_cast<size_t>(c) * chunkBytes;
-                        std::memcpy(tail, chunk, rest);
-                        std::memset(tail + rest, 0, chunkBytes - rest);
-                        chunk = tail;
-                    }
-                    h5::Dims offset(state.shape.size(), 0);
-                    offset[0] = static_cast<hsize_t>(firstHead + first + g);
-                    offset[1] = static_cast<hsize_t>(c * rows);
-                    list.push_back({std::move(offset), chunk});
-                }
-                continue;
-            }
-            unsigned char* head = stored.get() + static_cast<size_t>(g) * perHead;
-            if (bf16Source && state.type == ElementType::Float32) {
-                auto* out = reinterpret_cast<uint32_t*>(head);
+                std::memcpy(copy, in + skipped, used - skipped);
+            } else if (bf16Source && state.type == ElementType::Float32) {
+                auto* out = reinterpret_cast<uint32_t*>(copy);
                 for (size_t i = 0; i < count; ++i)
                     out[i] = uint32_t{bits[i]} << 16;  // exact: bf16 is the upper half of a float32
-            } else if (bf16Source && state.type == ElementType::Float16) {
-                auto* halves = reinterpret_cast<uint16_t*>(head);
+            } else {
+                // binary16, from bfloat16 bits or float32
+                auto* halves = reinterpret_cast<uint16_t*>(copy);
                 for (size_t i = 0; i < count; ++i) {
-                    const uint32_t word = uint32_t{bits[i]} << 16;
                     float value;
-                    std::memcpy(&value, &word, 4);
+                    if (bf16Source) {
+                        const uint32_t word = uint32_t{bits[i]} << 16;
+                        std::memcpy(&value, &word, 4);
+                    } else {
+                        value = floats[i];
+                    }
                     halves[i] = floatToHalf(value);
                 }
-            } else if (state.type == ElementType::Float16) {
-                auto* halves = reinterpret_cast<uint16_t*>(head);
-                for (size_t i = 0; i < count; ++i)
-                    halves[i] = floatToHalf(floats[i]);
-            } else {
-                std::memcpy(
-                    head,
-                    bf16Source ? static_cast<const void*>(bits) : static_cast<const void*>(floats),
-                    used);
             }
-            std::memset(head + used, 0, perHead - used);
+            std::memset(copy + (used - skipped), 0, copied - (used - skipped));
             for (int64_t c = 0; c < chunks; ++c) {
                 h5::Dims offset(state.shape.size(), 0);
                 offset[0] = static_cast<hsize_t>(firstHead + first + g);
                 offset[1] = static_cast<hsize_t>(c * rows);
-                list.push_back({std::move(offset), head + c * chunkBytes});
+                const unsigned char* chunk =
+                    c < inPlace ? in + c * chunkBytes : copy + (c - inPlace) * chunkBytes;
+                list.push_back({std::move(offset), chunk});
             }
         }
         if (auto rc = h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
