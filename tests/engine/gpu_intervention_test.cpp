@@ -115,13 +115,7 @@ TEST_P(GpuFixtureIntervention, MatchesTheIntervenedCpuTrace) {
     GATESCOPE_REQUIRE_FIXTURE(model, c.folder);
     GATESCOPE_REQUIRE_GPU();
     gpu::ScratchDir dir("intervene");
-    core::TraceRequest request;
-    request.modelDir = model;
-    request.input.path = model / "expected.safetensors";
-    request.input.kind = core::InputKind::Safetensors;
-    request.input.tensorName = "input_ids";
-    request.dtype = c.dtype;
-    request.writer.compression = data::Compression::None;
+    auto request = gpu::fixtureRequest(model, c.dtype);
     auto specs =
         c.gated ? kScalarSpecs
                 : std::vector<std::string>{"ablate@layers=0;heads=0,3", "ablate@layers=1;heads=2"};

@@ -163,6 +163,17 @@ void traceBothAndCompare(core::TraceRequest request, const fs::path& dir, const 
     EXPECT_GT(d.tiles, 0) << what;
 }
 
+core::TraceRequest fixtureRequest(const fs::path& model, core::ComputeDType dtype) {
+    core::TraceRequest request;
+    request.modelDir = model;
+    request.input.path = model / "expected.safetensors";
+    request.input.kind = core::InputKind::Safetensors;
+    request.input.tensorName = "input_ids";
+    request.dtype = dtype;
+    request.writer.compression = data::Compression::None;
+    return request;
+}
+
 core::TraceRequest wallRequest(const fs::path& dir, const WallRefConfig& c, unsigned seed,
                                int tokens) {
     writeCheckpoint(dir / "model", wallConfigJson(c), randomWallWeights(c, seed));

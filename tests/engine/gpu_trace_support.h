@@ -61,6 +61,10 @@ void traceBothAndCompare(core::TraceRequest request, const std::filesystem::path
                          std::optional<Tolerances> tolerances = std::nullopt,
                          Differences* measured = nullptr);
 
+/// A trace request for fixture `model` on its own input (expected.safetensors' input_ids) in
+/// `dtype`, uncompressed.
+core::TraceRequest fixtureRequest(const std::filesystem::path& model, core::ComputeDType dtype);
+
 /// A random Wall checkpoint of `c` (the float64 reference model's weights) in dir/model and a
 /// trace request for `tokens` token ids of it, uncompressed.
 core::TraceRequest wallRequest(const std::filesystem::path& dir, const WallRefConfig& c,

@@ -60,14 +60,8 @@ TEST_P(GpuFixtureTrace, MatchesTheCpuTrace) {
     GATESCOPE_REQUIRE_FIXTURE(model, GetParam().folder);
     GATESCOPE_REQUIRE_GPU();
     gpu::ScratchDir dir("fixture");
-    core::TraceRequest request;
-    request.modelDir = model;
-    request.input.path = model / "expected.safetensors";
-    request.input.kind = core::InputKind::Safetensors;
-    request.input.tensorName = "input_ids";
-    request.dtype = GetParam().dtype;
+    auto request = gpu::fixtureRequest(model, GetParam().dtype);
     request.storeValues = true;
-    request.writer.compression = data::Compression::None;
     gpu::traceBothAndCompare(request, dir.path, GetParam().folder);
 }
 
