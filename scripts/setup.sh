@@ -10,6 +10,7 @@ packages=(
     build-essential cmake ninja-build ccache lld pkg-config git clang-format
     libtorch-dev libopenblas0-pthread libhdf5-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
     zlib1g-dev libzstd-dev liblz4-dev libicu-dev libgtest-dev libgmock-dev libbenchmark-dev
+    libisal-dev  # ISA-L igzip: the fast deflate of trace chunks (data/h5/chunk_codec.h)
     qt6-base-dev libqt6opengl6-dev qt6-svg-dev libimgui-dev libgl-dev
     openmpi-bin libopenmpi-dev
     libtomlplusplus-dev  # TOML batch recipes

@@ -31,7 +31,9 @@ struct TraceWriterOptions {
     /// Deflate (default) opens in stock h5py; zstd and lz4 need hdf5plugin there. See
     /// docs/benchmarks.md for speed and size.
     Compression compression = Compression::Deflate;
-    int compressionLevel = 4;  ///< deflate 0-9, zstd 1-22; ignored by lz4 and none
+    /// deflate 0-9, zstd 1-22; ignored by lz4 and none. 1: deflate through ISA-L where built with
+    /// it (10x zlib's speed at zlib 1's ratio; data/h5/chunk_codec.h).
+    int compressionLevel = 1;
     /// Store q, k, v and the other multiplied factors as IEEE binary16 (lossy: 2^-11 relative);
     /// lse and log_* factors stay float32 (schema::keepsFloat32).
     bool factorsAsF16 = false;

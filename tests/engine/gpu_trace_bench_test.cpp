@@ -11,8 +11,9 @@
 //   pyramids   forward + LayerRecorder: gates and GPU pyramids written, no factors
 //   full       forward + LayerRecorder: gates, factors and pyramids written (the whole job's
 //              forward and HDF5 writing, up to the writer's commit)
-// (writer compression none, or GATESCOPE_GPU_BENCH_COMPRESSION: deflate, lz4, zstd, with the
-// encoder on every core; the file is on local disk), timed to the writer's commit (fsync and
+// (writer compression none, or GATESCOPE_GPU_BENCH_COMPRESSION: deflate, lz4, zstd, at the
+// writer's default level or GATESCOPE_GPU_BENCH_LEVEL, with the encoder on every core; the file
+// is on local disk), timed to the writer's commit (fsync and
 // rename): what a user waits for. The disk's sequential write bandwidth is measured in the same
 // run beside it (the trace's byte count written in 64 MiB blocks, then fsync, in the same
 // folder), and the time goal is printed: full <= 1.2 x max(landed, bytes / bandwidth).
@@ -195,7 +196,10 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
     const char* compressionEnv = std::getenv("GATESCOPE_GPU_BENCH_COMPRESSION");
     auto compression = data::parseCompression(compressionEnv ? compressionEnv : "none");
     ASSERT_TRUE(compression) << compression.error().describe();
-    std::printf("[gpu-bench] writer compression %s\n", compressionEnv ? compressionEnv : "none");
+    const char* levelEnv = std::getenv("GATESCOPE_GPU_BENCH_LEVEL");
+    const int level = levelEnv ? std::atoi(levelEnv) : data::TraceWriterOptions{}.compressionLevel;
+    std::printf("[gpu-bench] writer compression %s, level %d\n",
+                compressionEnv ? compressionEnv : "none", level);
     const int repeats = n <= 16384 ? 3 : 1;
     auto median = [&](const char* what, auto&& body) {
         std::vector<double> times;
@@ -219,6 +223,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         request.storeFactors = factors;
         request.storePyramids = pyramids;
         request.writer.compression = *compression;
+        request.writer.compressionLevel = level;
         request.writer.bf16Factors = !v2;
         request.writer.deriveDecayPyramids = !v2;
         const fs::path out = work / name;

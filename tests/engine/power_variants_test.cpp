@@ -104,10 +104,12 @@ TEST_P(PowerVariant, MatchesFloat64Reference) {
             for (int h = 0; h < c.heads(); ++h)
                 for (int64_t t = 0; t < n; ++t) {
                     // Relative: log g reaches -2.4 in the deeper layers, where the residual
-                    // stream's float32 rounding carries 1e-5 absolute.
+                    // stream's float32 rounding carries 1e-5 absolute (1.29e-5 at -1.12 in
+                    // degree4_gqa_n301's layer 1 on an AMD EPYC, whose OpenBLAS kernels round
+                    // otherwise; the q and k checks above allow 1e-4).
                     const double want = ref.layers[l].logG[t * c.kvHeads + h / c.ratio];
                     ASSERT_NEAR(rec.logRetention.data[h * n + t], want,
-                                1e-5 * std::max(1.0, std::abs(want)));
+                                3e-5 * std::max(1.0, std::abs(want)));
                 }
         } else {
             EXPECT_TRUE(rec.logRetention.data.empty());
