@@ -27,11 +27,13 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
                    const std::vector<PlainChunk>& chunks, int threads,
                    const std::atomic<bool>* cancel) {
     auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
-    if (encoding.compression == Compression::None) {  // nothing to encode: no copy, no threads
+    if (encoding.compression == Compression::None) {  // nothing to encode: no threads
+        std::vector<unsigned char> filled;
         for (const auto& chunk : chunks) {
             if (cancelled()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-            if (auto rc = dataset.writeRawChunk(chunk.offset, chunk.data, chunkBytes); !rc)
-                return rc;
+            if (chunk.fill) filled.resize(chunkBytes);
+            const void* data = chunk.fill ? (chunk.fill(filled.data()), filled.data()) : chunk.data;
+            if (auto rc = dataset.writeRawChunk(chunk.offset, data, chunkBytes); !rc) return rc;
         }
         return Ok{};
     }
@@ -44,8 +46,16 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
         const size_t count = std::min(batch, chunks.size() - first);
         std::atomic<size_t> next{0};
         auto work = [&] {
-            for (size_t i; (i = next.fetch_add(1)) < count;)
-                encoded[i] = encodeChunk(chunks[first + i].data, chunkBytes, encoding);
+            std::vector<unsigned char> filled;
+            for (size_t i; (i = next.fetch_add(1)) < count;) {
+                const PlainChunk& chunk = chunks[first + i];
+                if (chunk.fill) {
+                    filled.resize(chunkBytes);
+                    chunk.fill(filled.data());
+                }
+                encoded[i] =
+                    encodeChunk(chunk.fill ? filled.data() : chunk.data, chunkBytes, encoding);
+            }
         };
         {
             std::vector<std::jthread> helpers;

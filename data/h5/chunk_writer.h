@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "data/h5/chunk_codec.h"
@@ -10,10 +11,13 @@
 namespace gatescope::data::h5 {
 
 /// One chunk to store: its offset in the dataset (a multiple of the chunk dims) and its elements,
-/// a whole chunk dense and row-major (edge chunks padded, with zeros by convention).
+/// a whole chunk dense and row-major (edge chunks padded, with zeros by convention): at `data`,
+/// or, when `fill` is set, written by it into a buffer of the chunk's size on the encoding worker
+/// (so that gathering a chunk from a larger array runs in parallel too; it must be thread-safe).
 struct PlainChunk {
     Dims offset;
     const void* data = nullptr;
+    std::function<void(void* out)> fill = {};
 };
 
 /// How many chunks writeChunks encodes before it stores them: a few per thread of a `threads`

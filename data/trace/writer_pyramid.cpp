@@ -172,40 +172,34 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
                      schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
-    // Tiles are built in writeChunks' batches, so memory stays bounded by the batch while a
-    // 16384-cell level has 2080 causal tiles; the heads' tiles share the batches, so that a
-    // coarse level of one tile still gives every encoder thread work.
-    const size_t causal = static_cast<size_t>(tiles * (tiles + 1) / 2);
-    const size_t batch =
-        std::min(h5::chunkBatch(m_options.encodeThreads), causal * static_cast<size_t>(heads));
-    // Not value-initialized: fillChunk writes every cell of a chunk.
-    auto buffer = std::make_unique_for_overwrite<float[]>(batch * static_cast<size_t>(chunkCells));
+    // Each tile is gathered from the level by the worker that encodes it (writeChunks), so memory
+    // stays bounded by writeChunks' batch while a 16384-cell level has 2080 causal tiles, and the
+    // gathering (every stored byte copied once) runs on every encoder thread; the heads' tiles
+    // share the batches, so that a coarse level of one tile still gives every thread work.
     std::vector<h5::PlainChunk> chunks;
-    auto flush = [&]() -> Status {
-        auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
-                                  static_cast<size_t>(chunkCells) * sizeof(float), chunks,
-                                  m_options.encodeThreads, m_options.cancel);
-        chunks.clear();
-        return rc;
-    };
+    chunks.reserve(static_cast<size_t>(tiles * (tiles + 1) / 2 * heads));
     for (int h = 0; h < heads; ++h) {
         const float* level0 = cells + static_cast<int64_t>(h) * side * side;
         for (int64_t tr = 0; tr < tiles; ++tr) {
             for (int64_t tc = 0; tc <= tr; ++tc) {
-                float* chunk = buffer.get() + chunks.size() * chunkCells;
-                fillChunk(level0 + tr * kTileSide * side + tc * kTileSide, side,
-                          std::min(kTileSide, side - tr * kTileSide),
-                          std::min(kTileSide, side - tc * kTileSide), tr == tc, chunk, chunkSide);
+                const float* tile = level0 + tr * kTileSide * side + tc * kTileSide;
+                const int64_t rows = std::min(kTileSide, side - tr * kTileSide);
+                const int64_t cols = std::min(kTileSide, side - tc * kTileSide);
                 chunks.push_back(
                     {{static_cast<hsize_t>(head + h), static_cast<hsize_t>(tr * kTileSide),
                       static_cast<hsize_t>(tc * kTileSide)},
-                     chunk});
-                if (chunks.size() == batch)
-                    if (auto rc = flush(); !rc) return fail(rc.error());
+                     nullptr,
+                     [=](void* out) {
+                         fillChunk(tile, side, rows, cols, tr == tc, static_cast<float*>(out),
+                                   chunkSide);
+                     }});
             }
         }
     }
-    if (auto rc = flush(); !rc) return fail(rc.error());
+    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
+                              static_cast<size_t>(chunkCells) * sizeof(float), chunks,
+                              m_options.encodeThreads, m_options.cancel);
+    if (!rc) return fail(rc.error());
     return Ok{};
 }
 
