@@ -26,10 +26,10 @@ size_t chunkBatch(int threads);
 
 /// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
 /// (0: all cores; never more than there are chunks) and stores them in order with
-/// Dataset::writeRawChunk, a bounded batch at a time. Encoding runs without the HDF5 lock when the
-/// caller does not hold it. Errors: Internal (an encoder failed), Io (a write failed), Cancelled
-/// (`cancel` was set when a batch was due: a large array stops within one batch); chunks of
-/// earlier batches may then be stored.
+/// Dataset::writeRawChunk, a bounded batch at a time; the next batch is encoded while one is
+/// stored. Encoding runs without the HDF5 lock when the caller does not hold it. Errors: Internal
+/// (an encoder failed), Io (a write failed), Cancelled (`cancel` was set when a batch was due: a
+/// large array stops within two batches); chunks of earlier batches may then be stored.
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads,
                    const std::atomic<bool>* cancel = nullptr);
