@@ -132,10 +132,12 @@ TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
     for (auto& v : expected)
         v = normal(rng);
     // Deflate at level 1 is ISA-L's stream where the build has it (chunk_codec.h), zlib's at 4.
+    // 35 chunks in batches of 12 (3 threads): each stored while the next one encodes.
     for (auto [compression, level] : {std::pair{Compression::Deflate, 1},
                                       {Compression::Deflate, 4},
                                       {Compression::Zstd, 4},
-                                      {Compression::Lz4, 4}}) {
+                                      {Compression::Lz4, 4},
+                                      {Compression::None, 0}}) {
         const std::string name = std::string(toString(compression)) + std::to_string(level);
         auto file = File::create((dir / (name + ".h5")).string());
         ASSERT_TRUE(file);
@@ -154,10 +156,20 @@ TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
                         chunk[(r - r0) * chunkCols + (c - c0)] = expected[r * cols + c];
             }
         }
+        // Every other chunk is handed over as a fill function (gathered on the worker).
         size_t index = 0;
-        for (hsize_t r0 = 0; r0 < rows; r0 += chunkRows)
-            for (hsize_t c0 = 0; c0 < cols; c0 += chunkCols)
-                chunks.push_back({{r0, c0}, padded[index++].data()});
+        for (hsize_t r0 = 0; r0 < rows; r0 += chunkRows) {
+            for (hsize_t c0 = 0; c0 < cols; c0 += chunkCols, ++index) {
+                const float* data = padded[index].data();
+                if (index % 2 == 0) {
+                    chunks.push_back({{r0, c0}, data});
+                } else {
+                    chunks.push_back({{r0, c0}, nullptr, [data](void* out) {
+                                          std::memcpy(out, data, chunkRows * chunkCols * 4);
+                                      }});
+                }
+            }
+        }
         ASSERT_TRUE(
             writeChunks(dataset, {compression, level, 4}, chunkRows * chunkCols * 4, chunks, 3));
         std::vector<float> read(rows * cols, -1.0f);
