@@ -3,8 +3,9 @@
 #   kernels: bench/gpu/compare_sdpa.py times gatescope's forward beside PyTorch SDPA (FA2 and
 #            cuDNN), FlexAttention (FoX score_mod) and, when a copy of the FoX authors' Triton
 #            kernel is carried in .anchors/ (git-ignored; cp ../shared/anchors/fox_official_attention.py
-#            .anchors/), that kernel; plus tile recompute and pyramid timings (standalone kernels
-#            build, tests/cuda/CMakeLists.txt).
+#            .anchors/), that kernel; then GatedFWA, power and Wall against their anchors (--gated:
+#            FlexAttention where a score_mod expresses them); plus tile recompute and pyramid
+#            timings (standalone kernels build, tests/cuda/CMakeLists.txt).
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens
 #            (tests/engine/gpu_trace_bench_test.cpp, in the headless build of scripts/gpu-test.sh).
@@ -31,7 +32,7 @@ if [[ $what == kernels || $what == all ]]; then
     fox_op=()
     [[ -f .anchors/fox_official_attention.py ]] && fox_op=(--fox-op .anchors)
     PYTHONUNBUFFERED=1 python3 bench/gpu/compare_sdpa.py --bench "$kbuild/cuda_attention_bench" \
-        "${fox_op[@]}" --max-n "$maxn" --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
+        "${fox_op[@]}" --max-n "$maxn" --gated --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
 fi
 if [[ $what == trace || $what == all ]]; then
     core=$build/tests/engine_tests

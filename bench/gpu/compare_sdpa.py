@@ -15,8 +15,17 @@ Shapes follow the FlashAttention papers: bf16, causal, B*N = 16k tokens (B = 1 f
 H*d = 2048. FLOPs = 4 B H N^2 d / 2. Times are medians of triton.testing.do_bench (CUDA events).
 Inputs are random normal (never zeros); log forget gates are logsigmoid(1.5 z + 2). An anchor
 that cannot run (no cuDNN attention on this GPU, no Triton kernel given) shows "-" and says why.
+With --gated, the other gated families against their strongest runnable anchor, in a second
+table (N up to --gated-max-n, at the FlexAttention lengths):
+  GatedFWA (FoX decay in a sliding window of 512 keys): FlexAttention with the FoX score_mod and
+    a sliding-window causal block mask; FLOPs count the window's pairs;
+  gated power attention (degree 2): FlexAttention with p log(|s| + eps) + G_i - G_j as score_mod
+    (the authors' power_attention package is not installed on the GPU machine);
+  Wall Attention: no anchor runs (its gates act on each channel inside q.k, which no score_mod
+    expresses, and no reference kernel is installed); ours is reported alone.
 Usage:
   compare_sdpa.py --bench BUILD/cuda_attention_bench [--fox-op DIR] [--max-n 65536] [--json F]
+                  [--gated] [--gated-max-n 16384]
 """
 import argparse
 import json
@@ -40,8 +49,14 @@ def causal(b, h, q_idx, kv_idx):
     return q_idx >= kv_idx
 
 
-def run_ours(bench, max_n):
-    proc = subprocess.run([bench, "--max-n", str(max_n)], capture_output=True, text=True)
+GATEDFWA_WINDOW = 512  # gated_forward_bench.cpp's kGatedFwaWindow
+POWER_DEGREE, POWER_EPS = 2, 1e-7
+
+
+def run_ours(bench, max_n, gated_max_n):
+    extra_args = ["--gated", "--gated-max-n", str(gated_max_n)] if gated_max_n else []
+    proc = subprocess.run([bench, "--max-n", str(max_n)] + extra_args, capture_output=True,
+                          text=True)
     sys.stderr.write(proc.stderr)
     if proc.returncode != 0:
         sys.exit(f"bench failed: {proc.returncode}")
@@ -111,6 +126,60 @@ def measure(d, n, flex, flex_ns, fox_triton, ours, failures):
     return row
 
 
+def visited_pairs(n, w):
+    """Query-key pairs of n causal rows with a window of w keys (0: all)."""
+    if w <= 0 or w >= n:
+        return n * (n + 1) / 2.0
+    return w * (w + 1) / 2.0 + (n - w) * w
+
+
+def measure_gated(d, n, flex, ours):
+    """GatedFWA and power against FlexAttention; Wall alone. One row per family."""
+    h, b = 2048 // d, max(1, 16384 // n)
+    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    log_f = F.logsigmoid(torch.randn(b, h, n, device="cuda") * 1.5 + 2.0)
+    c = torch.cumsum(log_f, dim=-1)
+    rows = []
+
+    def fox_bias(score, bi, hi, qi, ki):
+        return score + c[bi, hi, qi] - c[bi, hi, ki]
+
+    def window_causal(bi, hi, qi, ki):
+        return (qi >= ki) & (qi - ki < GATEDFWA_WINDOW)
+
+    mask = create_block_mask(window_causal, B=None, H=None, Q_LEN=n, KV_LEN=n)
+    flops = 4.0 * d * b * h * visited_pairs(n, GATEDFWA_WINDOW)
+    ms = median_ms(lambda: flex(q, k, v, score_mod=fox_bias, block_mask=mask))
+    rows.append({"kind": "gatedfwa", "d": d, "n": n,
+                 "ours": ours.get(("gatescope_gatedfwa", d, n)), "anchor": flops / ms / 1e9,
+                 "anchor_name": "Flex (FoX score_mod, window mask)"})
+
+    def power_score(score, bi, hi, qi, ki):
+        return (POWER_DEGREE * torch.log(torch.abs(score) + POWER_EPS)
+                + c[bi, hi, qi] - c[bi, hi, ki])
+
+    mask = create_block_mask(causal, B=None, H=None, Q_LEN=n, KV_LEN=n)
+    flops = 4.0 * d * b * h * visited_pairs(n, 0)
+    ms = median_ms(lambda: flex(q, k, v, score_mod=power_score, block_mask=mask))
+    rows.append({"kind": "power", "d": d, "n": n, "ours": ours.get(("gatescope_power", d, n)),
+                 "anchor": flops / ms / 1e9, "anchor_name": "Flex (p log|s| + G_i - G_j)"})
+    rows.append({"kind": "wall", "d": d, "n": n, "ours": ours.get(("gatescope_wall", d, n)),
+                 "anchor": None, "anchor_name": "none runs"})
+    del q, k, v
+    torch.cuda.empty_cache()
+    return rows
+
+
+def print_gated_table(rows):
+    def fmt(x):
+        return "-" if x is None else f"{x:.0f}"
+    print("| family | d | N | ours | anchor | anchor TFLOP/s | ours / anchor |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['kind']} | {r['d']} | {r['n']} | {fmt(r['ours'])} | {r['anchor_name']} | "
+              f"{fmt(r['anchor'])} | {ratio(r['ours'], r['anchor'])} |")
+
+
 def best(*values):
     present = [x for x in values if x]
     return max(present) if present else None
@@ -144,9 +213,13 @@ def main():
     ap.add_argument("--flex-n", default="1024,4096,16384,65536",
                     help="sequence lengths for FlexAttention (each shape compiles once)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--gated", action="store_true",
+                    help="also GatedFWA, power and Wall against their anchors (second table)")
+    ap.add_argument("--gated-max-n", type=int, default=16384)
     args = ap.parse_args()
 
-    ours, extra, bench_device = run_ours(args.bench, args.max_n)
+    ours, extra, bench_device = run_ours(args.bench, args.max_n,
+                                         args.gated_max_n if args.gated else 0)
     info = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
             "cudnn": torch.backends.cudnn.version(), "bench_device": bench_device}
     fox_triton = load_fox_triton(args.fox_op)
@@ -167,11 +240,18 @@ def main():
     for failure in sorted(failures):
         print(f"anchor failed: {failure}")
     print_table(rows)
+    gated_rows = []
+    if args.gated:
+        for d in (64, 128):
+            for n in sorted(x for x in flex_ns if x <= min(args.max_n, args.gated_max_n)):
+                gated_rows += measure_gated(d, n, flex, ours)
+                print("gated", json.dumps(gated_rows[-3:]), flush=True)
+        print_gated_table(gated_rows)
     for rec in extra:
         print(json.dumps(rec))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"info": info, "rows": rows, "extra": extra,
+            json.dump({"info": info, "rows": rows, "gated_rows": gated_rows, "extra": extra,
                        "failures": sorted(failures)}, fh, indent=1)
     missing = [r for r in rows if r["ours"] is None or r["ours_fox"] is None]
     if missing or any(math.isnan(x) for r in rows for x in (r["ours"] or 0, r["ours_fox"] or 0)):

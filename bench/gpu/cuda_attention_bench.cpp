@@ -6,7 +6,10 @@
 //   tile:    one 256 x 256 attention tile recomputed from the fp32 factors of a 64k-token head.
 //   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map (fp32 factors), and
 //            a FoX layer's attention and decay pyramids from bf16 factors beside its forward.
+//   gated:   with --gated, GatedFWA, power and Wall forwards (gated_forward_bench.h), N up to
+//            --gated-max-n (default 16384: Wall and power run on CUDA cores).
 // Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--forward-only]
+//        [--gated] [--gated-max-n N]
 //        (--only-d, --only-n and --forward-only narrow the run, e.g. for ncu)
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "bench/gpu/bench_support.h"
+#include "bench/gpu/gated_forward_bench.h"
 #include "kernels/cuda/attention_cuda.h"
 
 namespace gc = gatescope::kernels::cuda;
@@ -159,13 +163,17 @@ int main(int argc, char** argv) {
     int64_t maxN = 65536;
     int onlyD = 0;
     int64_t onlyN = 0;
-    bool forwardOnly = false;
+    bool forwardOnly = false, gated = false;
+    int64_t gatedMaxN = 16384;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick")) quick = true;
         if (!std::strcmp(argv[i], "--max-n") && i + 1 < argc) maxN = std::atoll(argv[++i]);
         if (!std::strcmp(argv[i], "--only-d") && i + 1 < argc) onlyD = std::atoi(argv[++i]);
         if (!std::strcmp(argv[i], "--only-n") && i + 1 < argc) onlyN = std::atoll(argv[++i]);
         if (!std::strcmp(argv[i], "--forward-only")) forwardOnly = true;
+        if (!std::strcmp(argv[i], "--gated")) gated = true;
+        if (!std::strcmp(argv[i], "--gated-max-n") && i + 1 < argc)
+            gatedMaxN = std::atoll(argv[++i]);
     }
     if (gc::deviceCount() == 0) {
         std::fprintf(stderr, "no CUDA device\n");
@@ -234,6 +242,8 @@ int main(int argc, char** argv) {
         cudaFree(lse);
         cudaFree(c);
     }
+
+    if (gated) gatescope::benchgpu::benchGatedForwards(std::min(maxN, gatedMaxN), reps, rng);
 
     if (!forwardOnly) {
         for (int64_t n : {int64_t{16384}, int64_t{65536}})
