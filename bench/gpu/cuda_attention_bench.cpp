@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench/gpu/bench_support.h"
+#include "bench/gpu/forward_inputs.h"
 #include "bench/gpu/gated_forward_bench.h"
 #include "kernels/cuda/attention_cuda.h"
 
@@ -33,29 +34,9 @@ namespace gk = gatescope::kernels;
 namespace {
 
 using gatescope::benchgpu::check;
+using gatescope::benchgpu::fillBf16;
+using gatescope::benchgpu::logDecayCumsum;
 using gatescope::benchgpu::medianMs;
-
-// Fills a device buffer with random bf16 values (never zeros), generated on the host.
-void fillBf16(void* dst, size_t count, float sigma, std::mt19937& rng) {
-    std::normal_distribution<float> dist(0.f, sigma);
-    std::vector<__nv_bfloat16> host(count);
-    for (auto& x : host)
-        x = __float2bfloat16_rn(dist(rng));
-    check(cudaMemcpy(dst, host.data(), count * 2, cudaMemcpyHostToDevice), "copy");
-}
-
-std::vector<float> logDecayCumsum(size_t rows, int64_t n, std::mt19937& rng) {
-    std::normal_distribution<float> dist(2.f, 1.5f);
-    std::vector<float> c(rows * n);
-    for (size_t r = 0; r < rows; ++r) {
-        float acc = 0.f;
-        for (int64_t i = 0; i < n; ++i) {
-            acc += -std::log1p(std::exp(-dist(rng)));
-            c[r * n + i] = acc;
-        }
-    }
-    return c;
-}
 
 // Device buffers of pyramid levels [finest, coarsest] for `heads` heads (max and mean pools,
 // heads x S^2 floats per level), freed with the object.
@@ -186,21 +167,7 @@ int main(int argc, char** argv) {
     {
         // One set of random inputs, sized for the largest shape (B*N*H*d = max(16k, N) * 2048),
         // shared by every shape: each reads its leading part.
-        const int64_t tokens = std::max<int64_t>(16384, maxN);
-        const size_t elems = size_t(tokens) * 2048;
-        void *q, *k, *v, *out;
-        float *lse, *c;
-        check(cudaMalloc(&q, elems * 2), "q");
-        check(cudaMalloc(&k, elems * 2), "k");
-        check(cudaMalloc(&v, elems * 2), "v");
-        check(cudaMalloc(&out, elems * 2), "out");
-        check(cudaMalloc(&lse, size_t(tokens) * 32 * 4), "lse");
-        check(cudaMalloc(&c, size_t(tokens) * 32 * 4), "c");
-        fillBf16(q, elems, 1.0f, rng);
-        fillBf16(k, elems, 1.0f, rng);
-        fillBf16(v, elems, 1.0f, rng);
-        const std::vector<float> hc = logDecayCumsum(32, tokens, rng);
-        check(cudaMemcpy(c, hc.data(), hc.size() * 4, cudaMemcpyHostToDevice), "c copy");
+        const gatescope::benchgpu::ForwardInputs in(std::max<int64_t>(16384, maxN), rng);
         for (int d : {64, 128}) {
             if (onlyD && d != onlyD) continue;
             for (int64_t n = 1024; n <= maxN; n *= 2) {
@@ -210,19 +177,9 @@ int main(int argc, char** argv) {
                 const int bh = batch * heads;
                 for (const bool decay : {false, true}) {
                     gc::AdditiveDecayBatch b;
-                    b.heads = bh;
-                    b.n = n;
-                    b.dk = d;
-                    b.dv = d;
-                    b.dtype = gc::DType::BF16;
-                    b.q = q;
-                    b.k = k;
-                    b.v = v;
-                    b.logDecayCumsum = decay ? c : nullptr;
-                    b.scale = 1.0f / std::sqrt(float(d));
-                    gc::ForwardOutputs o;
-                    o.out = out;
-                    o.lse = lse;
+                    in.shape(b, bh, n, d);
+                    b.logDecayCumsum = decay ? in.c : nullptr;
+                    const gc::ForwardOutputs o = in.outputs();
                     const double ms =
                         medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 3, reps);
                     const double flops = 4.0 * bh * double(n) * n * d / 2.0;  // causal
@@ -235,12 +192,6 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        cudaFree(q);
-        cudaFree(k);
-        cudaFree(v);
-        cudaFree(out);
-        cudaFree(lse);
-        cudaFree(c);
     }
 
     if (gated) gatescope::benchgpu::benchGatedForwards(std::min(maxN, gatedMaxN), reps, rng);

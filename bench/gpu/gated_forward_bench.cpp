@@ -7,8 +7,6 @@
 // anchors' rows in compare_sdpa.py.
 #include "bench/gpu/gated_forward_bench.h"
 
-#include <cuda_bf16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,7 +14,7 @@
 #include <vector>
 
 #include "bench/gpu/bench_support.h"
-#include "kernels/cuda/attention_cuda.h"
+#include "bench/gpu/forward_inputs.h"
 #include "kernels/cuda/wall_power_cuda.h"
 
 namespace gatescope::benchgpu {
@@ -46,36 +44,9 @@ void printRow(const char* kernel, int d, int64_t n, int batch, int heads, int64_
 
 void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
     const int64_t tokens = std::max<int64_t>(16384, maxN);
-    const size_t elems = size_t(tokens) * 2048;
-    void *q, *k, *v, *out;
-    float *lse, *c, *p;
-    check(cudaMalloc(&q, elems * 2), "q");
-    check(cudaMalloc(&k, elems * 2), "k");
-    check(cudaMalloc(&v, elems * 2), "v");
-    check(cudaMalloc(&out, elems * 2), "out");
-    check(cudaMalloc(&lse, size_t(tokens) * 32 * 4), "lse");
-    check(cudaMalloc(&c, size_t(tokens) * 32 * 4), "c");
-    check(cudaMalloc(&p, elems * 4), "wall P");
-    // q, k, v random normal; per head a cumulative log forget gate (logsigmoid(1.5 z + 2), as
-    // compare_sdpa.py draws them), [32][tokens], read with each shape's head stride n.
-    std::vector<float> hc(size_t(tokens) * 32);
-    {
-        std::normal_distribution<float> normal(0.f, 1.f);
-        std::vector<__nv_bfloat16> host(elems);
-        for (void* dst : {q, k, v}) {
-            for (auto& x : host)
-                x = __float2bfloat16_rn(normal(rng));
-            check(cudaMemcpy(dst, host.data(), elems * 2, cudaMemcpyHostToDevice), "copy");
-        }
-        for (size_t h = 0; h < 32; ++h) {
-            float acc = 0.f;
-            for (int64_t i = 0; i < tokens; ++i) {
-                acc += -std::log1p(std::exp(-(1.5f * normal(rng) + 2.f)));
-                hc[h * tokens + i] = acc;
-            }
-        }
-        check(cudaMemcpy(c, hc.data(), hc.size() * 4, cudaMemcpyHostToDevice), "c copy");
-    }
+    const ForwardInputs in(tokens, rng);
+    float* p = nullptr;
+    check(cudaMalloc(&p, size_t(tokens) * 2048 * 4), "wall P");
     // Wall's P of a shape, [heads][n][d]: channel e of head h a scaled copy of a head's cumulative
     // gate (0.5 to 1.5 times; non-increasing in t, as cumulative log gates are).
     std::vector<float> hp;
@@ -85,29 +56,19 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
             for (int64_t t = 0; t < n; ++t)
                 for (int e = 0; e < d; ++e)
                     hp[(size_t(h) * n + t) * d + e] =
-                        hc[size_t(h % 32) * tokens + t] * (0.5f + float(e % 17) / 16.f);
+                        in.hostC[size_t(h % 32) * tokens + t] * (0.5f + float(e % 17) / 16.f);
         check(cudaMemcpy(p, hp.data(), hp.size() * 4, cudaMemcpyHostToDevice), "P copy");
     };
-    gc::ForwardOutputs o;
-    o.out = out;
-    o.lse = lse;
+    const gc::ForwardOutputs o = in.outputs();
     for (int d : {64, 128}) {
         for (int64_t n = 1024; n <= maxN; n *= 2) {
             const int heads = 2048 / d;
             const int batch = static_cast<int>(std::max<int64_t>(1, 16384 / n));
             const int bh = batch * heads;
-            const float scale = 1.0f / std::sqrt(float(d));
             {
                 gc::AdditiveDecayBatch b;
-                b.heads = bh;
-                b.n = n;
-                b.dk = b.dv = d;
-                b.dtype = gc::DType::BF16;
-                b.q = q;
-                b.k = k;
-                b.v = v;
-                b.logDecayCumsum = c;
-                b.scale = scale;
+                in.shape(b, bh, n, d);
+                b.logDecayCumsum = in.c;
                 b.window = kGatedFwaWindow;
                 const double ms =
                     medianMs([&] { check(gc::attentionForward(b, o, nullptr)); }, 3, reps);
@@ -117,15 +78,8 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
             const double causalFlops = 4.0 * d * bh * visitedPairs(n, 0);
             {
                 gc::PowerBatch b;
-                b.heads = bh;
-                b.n = n;
-                b.dk = b.dv = d;
-                b.dtype = gc::DType::BF16;
-                b.q = q;
-                b.k = k;
-                b.v = v;
-                b.scale = scale;
-                b.logDecayCumsum = c;
+                in.shape(b, bh, n, d);
+                b.logDecayCumsum = in.c;
                 b.degree = kPowerDegree;
                 gc::GatedForwardOptions options;
                 options.roundProbsToBf16 = true;
@@ -135,14 +89,7 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
             }
             {
                 gc::WallBatch b;
-                b.heads = bh;
-                b.n = n;
-                b.dk = b.dv = d;
-                b.dtype = gc::DType::BF16;
-                b.q = q;
-                b.k = k;
-                b.v = v;
-                b.scale = scale;
+                in.shape(b, bh, n, d);
                 b.gatedChannels = d;
                 fillWallP(bh, n, d);
                 b.logDecayCumsum = p;
@@ -154,10 +101,7 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
             }
         }
     }
-    for (void* ptr : {q, k, v, out})
-        cudaFree(ptr);
-    for (float* ptr : {lse, c, p})
-        cudaFree(ptr);
+    cudaFree(p);
 }
 
 }  // namespace gatescope::benchgpu
