@@ -11,6 +11,11 @@ build=$1
 logs=$2
 fixtures=${3:-}
 export PATH=/usr/local/cuda/bin:$PATH TORCH_CUDA_ARCH_LIST=9.0
+# ISA-L for the trace's deflate, carried as build/isal (scripts/gpu-carry-isal.sh): the machine
+# has no libisal and cannot install it.
+if [[ -f build/isal/lib/pkgconfig/libisal.pc ]]; then
+    export PKG_CONFIG_PATH=$PWD/build/isal/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+fi
 # /opt/gcc's g++ (first on PATH there) links its libstdc++ statically, while PyTorch's LibTorch
 # uses the system's shared libstdc++.so.6: two C++ runtimes in one process made every thrown
 # exception (and so most engine_tests) crash. Linking the shared one first makes it the only one,
