@@ -122,6 +122,14 @@ Error failed(const char* what) {
 
 }  // namespace
 
+bool deflatesThroughIsal() {
+#if GATESCOPE_HAVE_ISAL
+    return true;
+#else
+    return false;
+#endif
+}
+
 Result<std::vector<unsigned char>> encodeChunk(const void* data, size_t bytes,
                                                const ChunkEncoding& encoding) {
     if (encoding.compression == Compression::None) {

@@ -20,6 +20,9 @@ struct ChunkEncoding {
     size_t elementSize = 4;  ///< bytes of one element of the file type (shuffle's unit)
 };
 
+/// Whether this build deflates level-1 chunks through ISA-L (else zlib).
+bool deflatesThroughIsal();
+
 /// Encodes `bytes` bytes of elements (a whole chunk, edge chunks padded) as `encoding` says: the
 /// chunk as stored, every filter applied (HDF5 1.10 keeps a deflate stream even when it grows).
 /// Thread-safe: calls no HDF5 function. Internal if a compressor fails.

@@ -122,6 +122,24 @@ TEST(ChunkCodec, ShuffleOfAnyLengthIsHdf5s) {
     }
 }
 
+// Where CMake found ISA-L the codec takes its path (a dropped definition would fall back to
+// zlib, 10x slower, without a word): its level-1 stream is then not zlib's, yet HDF5 reads it
+// (ChunkWriter.ParallelChunksReadBackThroughHdf5 reads level-1 chunks back).
+TEST(ChunkCodec, DeflateLevelOneGoesThroughIsalWhereFound) {
+    EXPECT_EQ(deflatesThroughIsal(), GATESCOPE_ISAL_FOUND != 0);
+    testing::TempDir dir;
+    const auto values = chunkData(true, 5);
+    std::vector<uint16_t> halves;
+    const ChunkInput in = chunkInput(values, false, halves);
+    auto zlib = storedByHdf5(dir / "z.h5", Compression::Deflate, 1, in.type, in.data);
+    auto ours = encodeChunk(in.data, in.bytes, {Compression::Deflate, 1, in.elementSize});
+    ASSERT_TRUE(ours);
+    if (deflatesThroughIsal())
+        EXPECT_NE(*ours, zlib.bytes);
+    else
+        EXPECT_EQ(*ours, zlib.bytes);
+}
+
 TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
     testing::TempDir dir;
     // 7 x 5 chunks of 64 x 48 over a 400 x 230 dataset: edge chunks on both axes.
