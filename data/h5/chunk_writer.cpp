@@ -15,13 +15,13 @@ int resolveThreads(int threads) {
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-}  // namespace
-
+// How many chunks writeChunks encodes before it stores them: enough to balance the workers,
+// while the encoded bytes in memory stay a small multiple of one chunk per thread.
 size_t chunkBatch(int threads) {
-    // Enough to balance the workers, while the encoded bytes in memory stay a small multiple of
-    // one chunk per thread.
     return 4 * static_cast<size_t>(resolveThreads(threads));
 }
+
+}  // namespace
 
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads,

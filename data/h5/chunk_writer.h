@@ -20,10 +20,6 @@ struct PlainChunk {
     std::function<void(void* out)> fill = {};
 };
 
-/// How many chunks writeChunks encodes before it stores them: a few per thread of a `threads`
-/// request (0: all cores). Callers that build chunks on the fly batch them the same way.
-size_t chunkBatch(int threads);
-
 /// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
 /// (0: all cores; never more than there are chunks) and stores them in order with
 /// Dataset::writeRawChunk, a bounded batch at a time; the next batch is encoded while one is
