@@ -75,30 +75,26 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
                 printRow("gatescope_gatedfwa", d, n, batch, heads, kGatedFwaWindow, ms,
                          4.0 * d * bh * visitedPairs(n, kGatedFwaWindow));
             }
-            const double causalFlops = 4.0 * d * bh * visitedPairs(n, 0);
-            {
-                gc::PowerBatch b;
-                in.shape(b, bh, n, d);
-                b.logDecayCumsum = in.c;
-                b.degree = kPowerDegree;
-                gc::GatedForwardOptions options;
-                options.roundProbsToBf16 = true;
-                const double ms =
-                    medianMs([&] { check(gc::powerForward(b, o, nullptr, options)); }, 1, reps);
-                printRow("gatescope_power", d, n, batch, heads, 0, ms, causalFlops);
-            }
-            {
-                gc::WallBatch b;
-                in.shape(b, bh, n, d);
-                b.gatedChannels = d;
-                fillWallP(bh, n, d);
-                b.logDecayCumsum = p;
-                gc::GatedForwardOptions options;
-                options.roundProbsToBf16 = true;
-                const double ms =
-                    medianMs([&] { check(gc::wallForward(b, o, nullptr, options)); }, 1, reps);
-                printRow("gatescope_wall", d, n, batch, heads, 0, ms, causalFlops);
-            }
+            // Both take bf16-rounded probabilities into P V, as the models' bf16 forwards do.
+            gc::GatedForwardOptions options;
+            options.roundProbsToBf16 = true;
+            auto timeCausal = [&](const char* kernel, auto&& forward) {
+                const double ms = medianMs([&] { check(forward()); }, 1, reps);
+                printRow(kernel, d, n, batch, heads, 0, ms, 4.0 * d * bh * visitedPairs(n, 0));
+            };
+            gc::PowerBatch power;
+            in.shape(power, bh, n, d);
+            power.logDecayCumsum = in.c;
+            power.degree = kPowerDegree;
+            timeCausal("gatescope_power",
+                       [&] { return gc::powerForward(power, o, nullptr, options); });
+            gc::WallBatch wall;
+            in.shape(wall, bh, n, d);
+            wall.gatedChannels = d;
+            fillWallP(bh, n, d);
+            wall.logDecayCumsum = p;
+            timeCausal("gatescope_wall",
+                       [&] { return gc::wallForward(wall, o, nullptr, options); });
         }
     }
     cudaFree(p);
