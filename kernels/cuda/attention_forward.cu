@@ -43,7 +43,21 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
     if (b.heads % b.kvGroup != 0) return "attentionForward: heads not a multiple of kvGroup";
     if (b.n > (int64_t{1} << 30)) return "attentionForward: n over 2^30";
 
-    detail::FlashParams p{};
+    const detail::FlashParams p = detail::flashParams(b, o);
+    const cudaStream_t s = detail::asStream(stream);
+    if (detail::tensorCoreBatch(b, p, config, o)) {
+        std::string result = detail::launchWgmma(p, b.heads, b.dk, b.dtype, s);
+        if (result != "sm90a") return result;
+        result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, s);
+        if (result != "sm80") return result;
+    }
+    return detail::launchFallback(p, b.heads, b.dk, b.dv, b.dtype, s);
+}
+
+namespace detail {
+
+FlashParams flashParams(const AdditiveDecayBatch& b, const ForwardOutputs& o) {
+    FlashParams p{};
     p.q = b.q;
     p.k = b.k;
     p.v = b.v;
@@ -64,21 +78,18 @@ std::string attentionForward(const AdditiveDecayBatch& b, const ForwardOutputs& 
     p.cHead = b.decayHeadStride ? b.decayHeadStride : b.n;
     p.kvGroup = b.kvGroup;
     p.scaleLog2 = b.scale * kLog2e;
-    const cudaStream_t s = detail::asStream(stream);
+    return p;
+}
 
+bool tensorCoreBatch(const AdditiveDecayBatch& b, const FlashParams& p, const ForwardConfig& config,
+                     const ForwardOutputs& o) {
     AdditiveDecayBatch strided = b;
     strided.qHeadStride = p.qHead;
     strided.kHeadStride = p.kHead;
     strided.vHeadStride = p.vHead;
-    const bool fast = forwardPath(strided, config) == ForwardPath::TensorCore && p.oRow % 2 == 0 &&
-                      p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
-    if (fast) {
-        std::string result = detail::launchWgmma(p, b.heads, b.dk, b.dtype, s);
-        if (result != "sm90a") return result;
-        result = detail::launchTensorCore(p, b.heads, b.dk, b.dtype, s);
-        if (result != "sm80") return result;
-    }
-    return detail::launchFallback(p, b.heads, b.dk, b.dv, b.dtype, s);
+    return forwardPath(strided, config) == ForwardPath::TensorCore && p.oRow % 2 == 0 &&
+           p.oHead % 2 == 0 && reinterpret_cast<uintptr_t>(o.out) % 4 == 0;
 }
 
+}  // namespace detail
 }  // namespace gatescope::kernels::cuda

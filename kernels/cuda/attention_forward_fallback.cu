@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(32 * kFbWarps) fallbackForward(FlashParams p, 
     const T* q = static_cast<const T*>(p.q) + head * p.qHead;
     const T* k = static_cast<const T*>(p.k) + kvHead * p.kHead;
     const T* v = static_cast<const T*>(p.v) + kvHead * p.vHead;
-    const float* c = p.c ? p.c + head * p.cHead : nullptr;
+    const float* c = p.c ? p.c + (head / p.cGroup) * p.cHead : nullptr;
 
     for (int d = lane; d < dk; d += 32)
         sQ[warp * dk + d] = i < n ? toFloat(q[i * p.qRow + d]) : 0.f;

@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, 2) mmaForward(FlashParams p) {
     const T* q = static_cast<const T*>(p.q) + head * p.qHead;
     const T* k = static_cast<const T*>(p.k) + kvHead * p.kHead;
     const T* v = static_cast<const T*>(p.v) + kvHead * p.vHead;
-    const float* c = Decay ? p.c + head * p.cHead : nullptr;
+    const float* c = Decay ? p.c + (head / p.cGroup) * p.cHead : nullptr;
 
     const int firstKey = window > 0 ? max(i0 - window + 1, 0) : 0;
     const int kStart = firstKey / BN * BN;

@@ -6,6 +6,9 @@
 // exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
 // runs. Online softmax in base 2, lazy rescale of the running max, tiles from the diagonal back.
+// The power instances (launchWgmmaPower) take gated power attention's logit p log2(|scale q.k| +
+// eps) in place of scale q.k (one lg2 more per score), an exact running max and the rounded row
+// sum plus kPowerRowSumEps, as kernels/cpu/power_attention.h defines them.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,7 +26,7 @@ namespace {
 
 using namespace wgmma;
 
-template <class T, int D, bool Decay, int WG, bool PP, int BN, int MinBlocks>
+template <class T, int D, bool Decay, bool Power, int WG, bool PP, int BN, int MinBlocks>
 __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams p) {
     constexpr int kThreads = 128 * WG, BM = 64 * WG;
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
@@ -73,7 +76,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     const T* q = static_cast<const T*>(p.q) + head * p.qHead;
     const T* k = static_cast<const T*>(p.k) + kvHead * p.kHead;
     const T* v = static_cast<const T*>(p.v) + kvHead * p.vHead;
-    const float* c = Decay ? p.c + head * p.cHead : nullptr;
+    const float* c = Decay ? p.c + (head / p.cGroup) * p.cHead : nullptr;
 
     const int firstKey = window > 0 ? max(i0 - window + 1, 0) : 0;
     const int kStart = firstKey / BN * BN;
@@ -187,9 +190,12 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     float s[BN / 2];
     uint32_t pa[BN / 2 / 2];  // P as the A operand: 4 registers per k16 step
 
-    const float f = Decay ? 1.f : p.scaleLog2;
+    // Power: v = p log2(|scale q.k| + eps) - (G_j - G_i0) log2(e), f = 1, and the running max is
+    // exact (no lazy rescale), so that l + rowSumEps is the CPU kernel's l_i.
+    const float f = Decay || Power ? 1.f : p.scaleLog2;
     const float scale2 = p.scaleLog2;
-    const float lazyThreshold = Decay ? kLazyRescale : kLazyRescale / p.scaleLog2;
+    const float lazyThreshold = Power ? 0.f : Decay ? kLazyRescale : kLazyRescale / p.scaleLog2;
+    const PowerScore power = p.power;
 
     const uint32_t qAddr = smemAddress(sQ) + wg * 64 * 128;
     const uint32_t kAddr = smemAddress(sK), vAddr = smemAddress(sV);
@@ -238,7 +244,11 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
                 for (int e = 0; e < 4; ++e) {
                     const int h = e / 2;
                     float x = s[nt * 4 + e];
-                    if (Decay) x = fmaf(x, scale2, -((e & 1) ? cc.y : cc.x));
+                    if constexpr (Power)
+                        x = fmaf(power.degree, __log2f(fabsf(x * power.scale) + power.eps),
+                                 -((e & 1) ? cc.y : cc.x));
+                    else if (Decay)
+                        x = fmaf(x, scale2, -((e & 1) ? cc.y : cc.x));
                     if constexpr (decltype(masked)::value) {
                         const int j = j0 + nt * 8 + 2 * tq + (e & 1), i = row0 + 8 * h;
                         const bool ok = j <= i && (window <= 0 || j > i - window);
@@ -281,8 +291,15 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
                 lp[q] = 0.f;
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
-                const float p0 = fastExp2(fmaf(s[nt * 4 + 2 * h], f, -shift));
-                const float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
+                float p0 = fastExp2(fmaf(s[nt * 4 + 2 * h], f, -shift));
+                float p1 = fastExp2(fmaf(s[nt * 4 + 2 * h + 1], f, -shift));
+                if constexpr (Power) {
+                    // The row sum adds the rounded weights that P V multiplies (the CPU
+                    // kernel's roundProbsToBf16).
+                    const uint32_t pair = packPair<T>(p0, p1);
+                    p0 = unpackLo<T>(pair);
+                    p1 = unpackHi<T>(pair);
+                }
                 s[nt * 4 + 2 * h] = p0;
                 s[nt * 4 + 2 * h + 1] = p1;
                 if constexpr (kPart == 1)
@@ -472,6 +489,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
             sum += __shfl_xor_sync(0xffffffffu, sum, off);
         const int i = row0 + 8 * h;
         if (i >= n) continue;
+        if constexpr (Power) sum += power.rowSumEps;
         const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
         for (int dt = 0; dt < kDT; ++dt) {
@@ -489,10 +507,10 @@ __global__ void probeSm90a(int* out) {
     *out = GATESCOPE_SM90A_CODE;
 }
 
-template <class T, int D, bool Decay, int WG, bool PP, int BN = 128, int MinBlocks = 1>
+template <class T, int D, bool Decay, bool Power, int WG, bool PP, int BN = 128, int MinBlocks = 1>
 std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
     constexpr size_t smem = smemBytes<D, WG, PP, BN>();
-    auto kernel = wgmmaForward<T, D, Decay, WG, PP, BN, MinBlocks>;
+    auto kernel = wgmmaForward<T, D, Decay, Power, WG, PP, BN, MinBlocks>;
     cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
@@ -504,9 +522,7 @@ std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
 
 }  // namespace
 
-/// Whether this build holds sm_90a code for the wgmma kernel and the current device runs it
-/// (probed once per process; the current device is assumed fixed).
-static bool hasSm90aCode() {
+bool hasSm90aCode() {
     static const bool has = [] {
         int device = 0, major = 0, minor = 0;
         if (cudaGetDevice(&device) != cudaSuccess) return false;
@@ -526,24 +542,35 @@ static bool hasSm90aCode() {
     return has;
 }
 
+/// Instantiates the variant a batch takes: d = 64 ping-pongs from kPingPongMinN keys per query
+/// row (a window caps them), else double-buffers tiles of kShortBlockN keys; d = 128 ping-pongs.
+template <class T, bool Decay, bool Power>
+std::string launchVariant(const FlashParams& params, int heads, int d, cudaStream_t stream) {
+    const int64_t keysPerRow =
+        params.window > 0 && params.window < params.n ? params.window : params.n;
+    if (d == 64 && keysPerRow >= kPingPongMinN)
+        return launch<T, 64, Decay, Power, kWarpgroupsPP, true>(params, heads, stream);
+    if (d == 64)
+        return launch<T, 64, Decay, Power, kWarpgroups, false, kShortBlockN, 2>(params, heads,
+                                                                                stream);
+    return launch<T, 128, Decay, Power, kWarpgroups, true>(params, heads, stream);
+}
+
 std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype,
                         cudaStream_t stream) {
     if (!hasSm90aCode()) return {"sm90a"};
-    const bool decay = params.c != nullptr;
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
-        if (d == 64 && params.n >= kPingPongMinN)
-            return decay ? launch<T, 64, true, kWarpgroupsPP, true>(params, heads, stream)
-                         : launch<T, 64, false, kWarpgroupsPP, true>(params, heads, stream);
-        if (d == 64)
-            return decay ? launch<T, 64, true, kWarpgroups, false, kShortBlockN, 2>(params, heads,
-                                                                                    stream)
-                         : launch<T, 64, false, kWarpgroups, false, kShortBlockN, 2>(params, heads,
-                                                                                     stream);
-        return decay ? launch<T, 128, true, kWarpgroups, true>(params, heads, stream)
-                     : launch<T, 128, false, kWarpgroups, true>(params, heads, stream);
+        return params.c ? launchVariant<T, true, false>(params, heads, d, stream)
+                        : launchVariant<T, false, false>(params, heads, d, stream);
     };
     return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
+}
+
+std::string launchWgmmaPower(const FlashParams& params, int heads, int d, cudaStream_t stream) {
+    if (!hasSm90aCode()) return {"sm90a"};
+    return params.c ? launchVariant<__nv_bfloat16, true, true>(params, heads, d, stream)
+                    : launchVariant<__nv_bfloat16, false, true>(params, heads, d, stream);
 }
 
 }  // namespace gatescope::kernels::cuda::detail

@@ -2,10 +2,13 @@
 // wall_power_cuda.h; CPU reference kernels/cpu/power_attention.cpp). One CTA per 64 query rows
 // of a head (row_block.cuh), key tiles from the diagonal backwards, logits
 // s = p log(|scale q.k| + eps) + G_i - G_j in fp32, online max and rescaled sum as the package
-// does in log space, l + kPowerRowSumEps at the end.
+// does in log space, l + kPowerRowSumEps at the end. bf16 batches with rounded probabilities and
+// dk == dv in {64, 128} take the wgmma kernel's power instances on sm_90a instead (tensor cores;
+// attention_forward_wgmma.cu).
 #include <string>
 
 #include "kernels/cpu/power_attention.h"
+#include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/row_block.cuh"
 #include "kernels/cuda/wall_power_cuda.h"
 
@@ -105,6 +108,41 @@ std::string launch(const PowerParams& pp, int heads, int64_t blocks, size_t smem
     return lastLaunchError("powerForward launch");
 }
 
+/// The wgmma kernel's parameters for a batch its power instances take (bf16 operands whose
+/// probabilities are rounded to bf16, dk == dv in {64, 128}, aligned as attentionForward's
+/// tensor-core path needs), else false.
+bool tensorCorePowerParams(const PowerBatch& b, const ForwardOutputs& o,
+                           const GatedForwardOptions& options, FlashParams& p) {
+    if (b.dtype != DType::BF16 || !options.roundProbsToBf16 || b.n > (int64_t{1} << 30) ||
+        !hasSm90aCode())
+        return false;
+    AdditiveDecayBatch flash;
+    flash.heads = b.heads;
+    flash.n = b.n;
+    flash.dk = b.dk;
+    flash.dv = b.dv;
+    flash.kvGroup = b.kvGroup;
+    flash.dtype = b.dtype;
+    flash.q = b.q;
+    flash.k = b.k;
+    flash.v = b.v;
+    flash.qHeadStride = b.qHeadStride;
+    flash.qRowStride = b.qRowStride;
+    flash.kHeadStride = b.kHeadStride;
+    flash.kRowStride = b.kRowStride;
+    flash.vHeadStride = b.vHeadStride;
+    flash.vRowStride = b.vRowStride;
+    flash.logDecayCumsum = b.logDecayCumsum;
+    flash.decayHeadStride = rowStrideOr(b.gHeadStride, b.n);
+    flash.scale = b.scale;
+    p = flashParams(flash, o);
+    if (!tensorCoreBatch(flash, p, ForwardConfig{}, o)) return false;
+    p.cGroup = b.gateGroup;
+    p.power = PowerScore{static_cast<float>(b.degree), b.scale, b.eps,
+                         static_cast<float>(kPowerRowSumEps)};
+    return true;
+}
+
 }  // namespace
 
 std::string powerForward(const PowerBatch& b, const ForwardOutputs& o, void* stream,
@@ -114,6 +152,10 @@ std::string powerForward(const PowerBatch& b, const ForwardOutputs& o, void* str
     int64_t blocks = 0;
     std::string error = rowBlockSetup("powerForward", b, o, options, pp.base, blocks);
     if (!error.empty() || blocks == 0) return error;
+    const cudaStream_t s = asStream(stream);
+    FlashParams flash;
+    if (tensorCorePowerParams(b, o, options, flash))
+        return launchWgmmaPower(flash, b.heads, b.dk, s);
     const RowBlockParams& p = pp.base;
     pp.g = b.logDecayCumsum;
     pp.gHead = rowStrideOr(b.gHeadStride, b.n);
@@ -121,13 +163,18 @@ std::string powerForward(const PowerBatch& b, const ForwardOutputs& o, void* str
     pp.eps = b.eps;
 
     const size_t smem = sizeof(float) * rowBlockSmemFloats(b.dk, p.dvPad, 0, 0);
-    const cudaStream_t s = asStream(stream);
     return withElementType(b.dtype, [&](auto tag) -> std::string {
         using T = decltype(tag);
         if (p.dvPad <= 64) return launch<T, 1>(pp, b.heads, blocks, smem, s);
         if (p.dvPad <= 128) return launch<T, 2>(pp, b.heads, blocks, smem, s);
         return launch<T, 4>(pp, b.heads, blocks, smem, s);
     });
+}
+
+bool powerUsesTensorCores(const PowerBatch& batch, const ForwardOutputs& outputs,
+                          const GatedForwardOptions& options) {
+    FlashParams unused;
+    return tensorCorePowerParams(batch, outputs, options, unused);
 }
 
 }  // namespace gatescope::kernels::cuda

@@ -87,8 +87,15 @@ struct PowerBatch : GatedHeads {
 
 /// Power forward: outputs.out and outputs.lse, which receives the row's logNormalizer
 /// m + log(l) (natural log; may be nullptr). Asynchronous on `stream`; errors as wallForward.
+/// On an sm_90a device, bf16 batches with roundProbsToBf16 and dk == dv in {64, 128} (strides
+/// multiples of 8, pointers 16-byte aligned) run on tensor cores (powerUsesTensorCores); all
+/// others on the fp32 CUDA-core kernel. Both compute the same quantities in fp32.
 std::string powerForward(const PowerBatch& batch, const ForwardOutputs& outputs, void* stream,
                          const GatedForwardOptions& options = {});
+
+/// Whether powerForward takes the tensor-core kernel for this batch on the current device.
+bool powerUsesTensorCores(const PowerBatch& batch, const ForwardOutputs& outputs,
+                          const GatedForwardOptions& options = {});
 
 /// Pyramid levels [finestLevel, coarsestLevel] of a Wall batch's attention or decay map, as the
 /// CPU builds them from kernels/cpu/wall_tile_source.h's tiles: attention exp(scale s_ij - lse_i),

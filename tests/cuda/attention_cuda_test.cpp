@@ -187,7 +187,11 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardCase{"fox_gqa_bf16_d64_N1000", 4, 1000, 64, gc::DType::BF16, true, 0, 2, false},
         ForwardCase{"transformer_bf16_d64_N2047", 2, 2047, 64, gc::DType::BF16, false, 0, 1, false},
         ForwardCase{"fox_bf16_d64_N4095", 2, 4095, 64, gc::DType::BF16, true, 0, 1, false},
-        ForwardCase{"fox_bf16_d64_N4096", 2, 4096, 64, gc::DType::BF16, true, 0, 1, false}),
+        ForwardCase{"fox_bf16_d64_N4096", 2, 4096, 64, gc::DType::BF16, true, 0, 1, false},
+        // d = 64 chooses by the keys a row sees: a window of 333 keeps the double buffer at
+        // 4099 tokens (above), a window of 4200 ping-pongs.
+        ForwardCase{"gatedfwa_bf16_d64_N6001_w4200", 2, 6001, 64, gc::DType::BF16, true, 4200, 1,
+                    false}),
     [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------

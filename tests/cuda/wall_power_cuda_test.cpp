@@ -223,6 +223,15 @@ TEST_P(PowerForwardTest, MatchesCpuForward) {
     outputs.lse = dlse.as<float>();
     gc::GatedForwardOptions options;
     options.roundProbsToBf16 = tc.roundProbs;
+    // bf16 with rounded probabilities at d = 64 or 128 runs on tensor cores on an H100/H200 (the
+    // build always holds sm_90a code for it); a silent fallback would pass the checks below.
+    int major = 0, minor = 0;
+    CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    CUDA_OK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+    const bool tensorCoreShape = tc.dtype == gc::DType::BF16 && tc.roundProbs && tc.dk == tc.dv &&
+                                 (tc.dk == 64 || tc.dk == 128);
+    EXPECT_EQ(gc::powerUsesTensorCores(batch, outputs, options),
+              tensorCoreShape && major == 9 && minor == 0);
     ASSERT_EQ(gc::powerForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
 
@@ -279,7 +288,20 @@ INSTANTIATE_TEST_SUITE_P(
         GatedCase{"f32_bf16probs_d64_N1337", 2, 1337, 64, 64, gc::DType::F32, true, 1, 1, false},
         GatedCase{"bf16_d128_N1337", 2, 1337, 128, 128, gc::DType::BF16, true, 1, 1, false},
         GatedCase{"bf16_d64_N3001_gqa", 4, 3001, 64, 64, gc::DType::BF16, true, 4, 1, false},
-        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, 1, false}),
+        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, 1, false},
+        // Tensor cores (sm_90a): both d = 64 variants (double buffer below 4096 keys, ping-pong
+        // from there), d = 128, ungated, degree 4, gates per k/v head, rows past a tile.
+        GatedCase{"bf16_d64_N17", 2, 17, 64, 64, gc::DType::BF16, true, 1, 1, false},
+        GatedCase{"bf16_d64_N4099_ungated", 2, 4099, 64, 64, gc::DType::BF16, true, 1, 0, false},
+        GatedCase{"bf16_d64_N5001_gqa_degree4", 4, 5001, 64, 64, gc::DType::BF16, true, 2, 1, false,
+                  4},
+        GatedCase{"bf16_d128_N2001_gqa_ungated", 4, 2001, 128, 128, gc::DType::BF16, true, 4, 0,
+                  false},
+        GatedCase{"bf16_d128_N1000_degree6", 2, 1000, 128, 128, gc::DType::BF16, true, 1, 1, false,
+                  6},
+        // bf16 with unrounded probabilities: the CUDA-core kernel.
+        GatedCase{"bf16_unrounded_d64_N1000", 2, 1000, 64, 64, gc::DType::BF16, false, 1, 1,
+                  false}),
     [](const ::testing::TestParamInfo<GatedCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------
