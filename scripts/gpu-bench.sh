@@ -4,7 +4,8 @@
 #            cuDNN), FlexAttention (FoX score_mod) and, when a copy of the FoX authors' Triton
 #            kernel is carried in .anchors/ (git-ignored; cp ../shared/anchors/fox_official_attention.py
 #            .anchors/), that kernel; then GatedFWA, power and Wall against their anchors (--gated:
-#            FlexAttention where a score_mod expresses them); plus tile recompute and pyramid
+#            FlexAttention where a score_mod expresses them; Wall against the authors' Triton
+#            forward when .anchors/wall_official_forward.py is there, docs/gpu.md); plus tile recompute and pyramid
 #            timings (standalone kernels build, tests/cuda/CMakeLists.txt).
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens
@@ -31,6 +32,7 @@ if [[ $what == kernels || $what == all ]]; then
     echo "== $(date -u +%FT%TZ) bench/gpu/compare_sdpa.py --max-n $maxn"
     fox_op=()
     [[ -f .anchors/fox_official_attention.py ]] && fox_op=(--fox-op .anchors)
+    [[ -f .anchors/wall_official_forward.py ]] && fox_op+=(--wall-op .anchors)
     PYTHONUNBUFFERED=1 python3 bench/gpu/compare_sdpa.py --bench "$kbuild/cuda_attention_bench" \
         "${fox_op[@]}" --max-n "$maxn" --gated --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"
 fi

@@ -68,7 +68,7 @@ listCases() {
 
 echo "== engine_tests: GPU traces against CPU traces (fixtures: $fixtures)"
 : >"$logs/gpu-trace.log"
-for t in $(listCases '*GpuFixtureTrace*:*GpuRandomFoxTrace*:GpuWallTrace.*:GpuTrace.*:*Gpu*Intervention*' ""); do
+for t in $(listCases '*GpuFixtureTrace*:*GpuRandomFoxTrace*:GpuPowerTrace.*:GpuWallTrace.*:GpuTrace.*:*Gpu*Intervention*' ""); do
     runCase "$t" "$logs/gpu-trace.log" || status=1
 done
 if [[ ${GATESCOPE_GPU_CPU_TESTS:-1} != 0 ]]; then

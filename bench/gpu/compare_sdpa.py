@@ -21,11 +21,14 @@ table (N up to --gated-max-n, at the FlexAttention lengths):
     a sliding-window causal block mask; FLOPs count the window's pairs;
   gated power attention (degree 2): FlexAttention with p log(|s| + eps) + G_i - G_j as score_mod
     (the authors' power_attention package is not installed on the GPU machine);
-  Wall Attention: no anchor runs (its gates act on each channel inside q.k, which no score_mod
-    expresses, and no reference kernel is installed); ours is reported alone.
+  Wall Attention: the authors' Triton forward (parallel_wall_attn_fwd_kernel) when --wall-op names
+    the folder holding a transcription of it, wall_official_forward.py (git-ignored .anchors/;
+    docs/gpu.md says how it is made; never committed). No score_mod expresses Wall's per-channel
+    gates, so without that file ours is reported alone. P: each channel a scaled copy of a
+    cumulative FoX-style log gate (0.5-1.5x), as gated_forward_bench.cpp fills it.
 Usage:
   compare_sdpa.py --bench BUILD/cuda_attention_bench [--fox-op DIR] [--max-n 65536] [--json F]
-                  [--gated] [--gated-max-n 16384]
+                  [--gated [--only-gated]] [--gated-max-n 16384] [--wall-op DIR]
 """
 import argparse
 import json
@@ -85,6 +88,19 @@ def load_fox_triton(folder):
     return forgetting_attention
 
 
+def load_wall_official(folder):
+    if not folder:
+        print("Wall Triton: not measured (no --wall-op folder)")
+        return None
+    sys.path.insert(0, folder)
+    try:
+        from wall_official_forward import parallel_wall_attn_fwd
+    except Exception as error:  # an anchor that cannot load is reported, not fatal
+        print(f"Wall Triton: cannot load from {folder}: {error}")
+        return None
+    return parallel_wall_attn_fwd
+
+
 def sdpa_tflops(backend, q, k, v, flops, failures):
     try:
         with sdpa_kernel(backend):
@@ -133,8 +149,9 @@ def visited_pairs(n, w):
     return w * (w + 1) / 2.0 + (n - w) * w
 
 
-def measure_gated(d, n, flex, ours):
-    """GatedFWA and power against FlexAttention; Wall alone. One row per family."""
+def measure_gated(d, n, flex, ours, wall_official):
+    """GatedFWA and power against FlexAttention; Wall against the authors' Triton forward (when
+    given). One row per family."""
     h, b = 2048 // d, max(1, 16384 // n)
     q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     log_f = F.logsigmoid(torch.randn(b, h, n, device="cuda") * 1.5 + 2.0)
@@ -163,8 +180,20 @@ def measure_gated(d, n, flex, ours):
     ms = median_ms(lambda: flex(q, k, v, score_mod=power_score, block_mask=mask))
     rows.append({"kind": "power", "d": d, "n": n, "ours": ours.get(("gatescope_power", d, n)),
                  "anchor": flops / ms / 1e9, "anchor_name": "Flex (p log|s| + G_i - G_j)"})
-    rows.append({"kind": "wall", "d": d, "n": n, "ours": ours.get(("gatescope_wall", d, n)),
-                 "anchor": None, "anchor_name": "none runs"})
+    wall = {"kind": "wall", "d": d, "n": n, "ours": ours.get(("gatescope_wall", d, n)),
+            "anchor": None, "anchor_name": "none runs"}
+    if wall_official:
+        # The authors' layout: [B, T, H, d]; P in log2 units, [B, T, H, d] fp32.
+        ql, kl, vl = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+        spread = 0.5 + (torch.arange(d, device="cuda") % 17).float() / 16.0
+        p2 = (c.transpose(1, 2).unsqueeze(-1) * spread * (1.0 / math.log(2.0))).contiguous()
+        try:
+            ms = median_ms(lambda: wall_official(ql, kl, vl, p2, None, d ** -0.5))
+            wall["anchor"], wall["anchor_name"] = flops / ms / 1e9, "Wall authors' Triton forward"
+        except Exception as error:
+            wall["anchor_name"] = f"authors' Triton failed: {str(error).splitlines()[0][:80]}"
+        del ql, kl, vl, p2
+    rows.append(wall)
     del q, k, v
     torch.cuda.empty_cache()
     return rows
@@ -216,6 +245,10 @@ def main():
     ap.add_argument("--gated", action="store_true",
                     help="also GatedFWA, power and Wall against their anchors (second table)")
     ap.add_argument("--gated-max-n", type=int, default=16384)
+    ap.add_argument("--only-gated", action="store_true",
+                    help="the gated table alone (no ungated/FoX rows), with --gated")
+    ap.add_argument("--wall-op", default=None,
+                    help="folder holding wall_official_forward.py (the Wall authors' forward)")
     args = ap.parse_args()
 
     ours, extra, bench_device = run_ours(args.bench, args.max_n,
@@ -223,6 +256,7 @@ def main():
     info = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
             "cudnn": torch.backends.cudnn.version(), "bench_device": bench_device}
     fox_triton = load_fox_triton(args.fox_op)
+    wall_official = load_wall_official(args.wall_op) if args.gated else None
     torch._dynamo.config.cache_size_limit = 64
     flex = torch.compile(flex_attention, dynamic=False)
     flex_ns = {int(x) for x in args.flex_n.split(",") if x}
@@ -230,7 +264,7 @@ def main():
     torch.manual_seed(0)
     for d in (64, 128):
         n = 1024
-        while n <= args.max_n:
+        while n <= args.max_n and not args.only_gated:
             rows.append(measure(d, n, flex, flex_ns, fox_triton, ours, failures))
             print("row", json.dumps(rows[-1]), flush=True)
             n *= 2
@@ -239,12 +273,13 @@ def main():
           f"cuDNN {info['cudnn']}; TFLOP/s")
     for failure in sorted(failures):
         print(f"anchor failed: {failure}")
-    print_table(rows)
+    if rows:
+        print_table(rows)
     gated_rows = []
     if args.gated:
         for d in (64, 128):
             for n in sorted(x for x in flex_ns if x <= min(args.max_n, args.gated_max_n)):
-                gated_rows += measure_gated(d, n, flex, ours)
+                gated_rows += measure_gated(d, n, flex, ours, wall_official)
                 print("gated", json.dumps(gated_rows[-3:]), flush=True)
         print_gated_table(gated_rows)
     for rec in extra:

@@ -73,13 +73,19 @@ PowerAttentionOutput chunkedPowerAttention(const torch::Tensor& q, const torch::
 #ifdef GATESCOPE_HAS_CUDA
 /// The fused CUDA forward (kernels::cuda::powerForward) on contiguous float32 device tensors:
 /// one pass for out and the log normalizer, fp32 arithmetic, weights rounded to bf16 before the
-/// row sum and P.V when bf16Probs, like the CPU kernel.
-PowerAttentionOutput fusedPowerAttention(const torch::Tensor& q, const torch::Tensor& k,
-                                         const torch::Tensor& v, const torch::Tensor& g,
+/// row sum and P.V when bf16Probs, like the CPU kernel. With bf16Probs at head dims 64 and 128 the
+/// operands go in as bf16 (they hold bf16 values: a bf16 model's projections and rotary), which
+/// the tensor-core kernel takes on sm_90a; out then comes back rounded to bf16, as the layer
+/// rounds it before c_proj anyway.
+PowerAttentionOutput fusedPowerAttention(const torch::Tensor& qf, const torch::Tensor& kf,
+                                         const torch::Tensor& vf, const torch::Tensor& g,
                                          double scale, int degree, bool bf16Probs) {
-    const int64_t heads = q.size(0), n = q.size(1), dk = q.size(2), dv = v.size(2);
+    const int64_t heads = qf.size(0), n = qf.size(1), dk = qf.size(2), dv = vf.size(2);
+    const bool bf16 = bf16Probs && dk == dv && (dk == 64 || dk == 128);
+    const auto dtype = bf16 ? torch::kBFloat16 : torch::kFloat32;
+    auto q = qf.to(dtype), k = kf.to(dtype), v = vf.to(dtype);
     PowerAttentionOutput result{torch::empty({heads, n, dv}, q.options()),
-                                torch::empty({heads, n}, q.options())};
+                                torch::empty({heads, n}, qf.options())};
     kernels::cuda::PowerBatch batch;
     batch.heads = static_cast<int>(heads);
     batch.n = n;
@@ -87,22 +93,23 @@ PowerAttentionOutput fusedPowerAttention(const torch::Tensor& q, const torch::Te
     batch.dv = static_cast<int>(dv);
     batch.kvGroup = static_cast<int>(heads / k.size(0));
     batch.gateGroup = batch.kvGroup;  // G is per k/v head
-    batch.dtype = kernels::cuda::DType::F32;
-    batch.q = q.data_ptr<float>();
-    batch.k = k.data_ptr<float>();
-    batch.v = v.data_ptr<float>();
+    batch.dtype = bf16 ? kernels::cuda::DType::BF16 : kernels::cuda::DType::F32;
+    batch.q = q.data_ptr();
+    batch.k = k.data_ptr();
+    batch.v = v.data_ptr();
     batch.logDecayCumsum = g.defined() ? g.data_ptr<float>() : nullptr;
     batch.scale = static_cast<float>(scale);
     batch.degree = degree;
     batch.eps = kernels::kPowerLogEps;
     kernels::cuda::ForwardOutputs outputs;
-    outputs.out = result.out.data_ptr<float>();
+    outputs.out = result.out.data_ptr();
     outputs.lse = result.logNormalizer.data_ptr<float>();
     kernels::cuda::GatedForwardOptions options;
     options.roundProbsToBf16 = bf16Probs;
     // The legacy default stream: the one LibTorch's ops run on here, so ordering is kept.
     const std::string error = kernels::cuda::powerForward(batch, outputs, nullptr, options);
     if (!error.empty()) throwModelError(ErrorKind::Internal, "CUDA power attention: " + error);
+    result.out = result.out.to(torch::kFloat32);
     return result;
 }
 #endif
