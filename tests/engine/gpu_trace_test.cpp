@@ -180,8 +180,16 @@ TEST(GpuPowerTrace, TensorCoreHeadDimsMatchTheCpuTrace) {
         request.dtype = core::ComputeDType::BFloat16;
         request.pyramidFinestSide = 256;
         request.writer.compression = data::Compression::None;
+        // Loss to 0.15 (bf16 default 0.06): the two traces differ by 5.9e-2 (d = 64) and 9.4e-2
+        // (d = 128) in loss whichever CUDA kernel runs the attention (the fp32 CUDA-core one and
+        // the tensor-core one agree to three digits in every column, H200): the bf16 GEMMs before
+        // it decide, amplified by log|q.k| where q.k is near 0. Gates, factors (the log
+        // normalizer among them) and pyramids keep the bf16 tolerances.
+        gpu::Tolerances tolerances = gpu::tolerancesFor(core::ComputeDType::BFloat16);
+        tolerances.loss = 0.15;
         gpu::traceBothAndCompare(request, dir.path,
-                                 fmt::format("random power d={} p={}", headDim, c.degree));
+                                 fmt::format("random power d={} p={}", headDim, c.degree),
+                                 tolerances);
     }
 }
 
