@@ -75,30 +75,17 @@ def run_ours(bench, max_n, gated_max_n):
     return ours, extra, device
 
 
-def load_fox_triton(folder):
+def load_anchor(folder, module, function, label, flag):
+    """`function` of `module`.py in `folder` (a carried anchor), or None when it cannot load."""
     if not folder:
-        print("FoX Triton: not measured (no --fox-op folder)")
+        print(f"{label}: not measured (no {flag} folder)")
         return None
     sys.path.insert(0, folder)
     try:
-        from fox_official_attention import forgetting_attention
+        return getattr(__import__(module), function)
     except Exception as error:  # an anchor that cannot load is reported, not fatal
-        print(f"FoX Triton: cannot load from {folder}: {error}")
+        print(f"{label}: cannot load from {folder}: {error}")
         return None
-    return forgetting_attention
-
-
-def load_wall_official(folder):
-    if not folder:
-        print("Wall Triton: not measured (no --wall-op folder)")
-        return None
-    sys.path.insert(0, folder)
-    try:
-        from wall_official_forward import parallel_wall_attn_fwd
-    except Exception as error:  # an anchor that cannot load is reported, not fatal
-        print(f"Wall Triton: cannot load from {folder}: {error}")
-        return None
-    return parallel_wall_attn_fwd
 
 
 def sdpa_tflops(backend, q, k, v, flops, failures):
@@ -255,8 +242,10 @@ def main():
                                          args.gated_max_n if args.gated else 0)
     info = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
             "cudnn": torch.backends.cudnn.version(), "bench_device": bench_device}
-    fox_triton = load_fox_triton(args.fox_op)
-    wall_official = load_wall_official(args.wall_op) if args.gated else None
+    fox_triton = load_anchor(args.fox_op, "fox_official_attention", "forgetting_attention",
+                             "FoX Triton", "--fox-op")
+    wall_official = (load_anchor(args.wall_op, "wall_official_forward", "parallel_wall_attn_fwd",
+                                 "Wall Triton", "--wall-op") if args.gated else None)
     torch._dynamo.config.cache_size_limit = 64
     flex = torch.compile(flex_attention, dynamic=False)
     flex_ns = {int(x) for x in args.flex_n.split(",") if x}
