@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
-#include <cstring>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -23,36 +21,18 @@ size_t chunkBatch(int threads) {
     return 4 * static_cast<size_t>(resolveThreads(threads));
 }
 
-bool allZero(const void* data, size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    size_t i = 0;
-    for (uint64_t word = 0; i + 8 <= bytes; i += 8) {
-        std::memcpy(&word, p + i, 8);
-        if (word != 0) return false;
-    }
-    for (; i < bytes; ++i)
-        if (p[i] != 0) return false;
-    return true;
-}
-
 }  // namespace
 
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads,
                    const std::atomic<bool>* cancel) {
     auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
-    // An all-zero chunk is not stored where HDF5 reads an unwritten one as zeros: it costs no
-    // encoding, no HDF5 call and no bytes (most far tiles of a pyramid underflow to 0).
-    auto fillsWithZeros = dataset.fillsUnwrittenWithZeros();
-    if (!fillsWithZeros) return fillsWithZeros.error();
-    const bool skipZeros = *fillsWithZeros;
     if (encoding.compression == Compression::None) {  // nothing to encode: no threads
         std::vector<unsigned char> filled;
         for (const auto& chunk : chunks) {
             if (cancelled()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
             if (chunk.fill) filled.resize(chunkBytes);
             const void* data = chunk.fill ? (chunk.fill(filled.data()), filled.data()) : chunk.data;
-            if (skipZeros && allZero(data, chunkBytes)) continue;
             if (auto rc = dataset.writeRawChunk(chunk.offset, data, chunkBytes); !rc) return rc;
         }
         return Ok{};
@@ -75,11 +55,8 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
                 filled.resize(chunkBytes);
                 chunk.fill(filled.data());
             }
-            const void* data = chunk.fill ? filled.data() : chunk.data;
-            // Empty: not stored (an encoded chunk is never empty).
-            b.encoded[i] = skipZeros && allZero(data, chunkBytes)
-                               ? Result<std::vector<unsigned char>>(std::vector<unsigned char>{})
-                               : encodeChunk(data, chunkBytes, encoding);
+            b.encoded[i] =
+                encodeChunk(chunk.fill ? filled.data() : chunk.data, chunkBytes, encoding);
         }
     };
     // Starts encoding the batch at `first` on up to threads - 1 helpers (none when out of threads:
@@ -112,7 +89,6 @@ Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunk
         for (size_t i = 0; i < done.count; ++i) {
             const auto& chunk = *done.encoded[i];
             if (!chunk) return chunk.error();  // the helpers of `ahead` join on return
-            if (chunk->empty()) continue;
             auto rc =
                 dataset.writeRawChunk(chunks[done.first + i].offset, chunk->data(), chunk->size());
             if (!rc) return rc;

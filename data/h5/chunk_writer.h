@@ -23,13 +23,9 @@ struct PlainChunk {
 /// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
 /// (0: all cores; never more than there are chunks) and stores them in order with
 /// Dataset::writeRawChunk, a bounded batch at a time; the next batch is encoded while one is
-/// stored. A chunk whose every byte is 0 is not stored where the dataset reads unwritten chunks
-/// as zeros (Dataset::fillsUnwrittenWithZeros; every chunkedDataset does): readers get the same
-/// values, and the chunk costs no encoding, no HDF5 call and no bytes. Encoding runs without the
-/// HDF5 lock when the caller does not hold it. Errors: Internal (an encoder failed), Io (a write
-/// failed), Format (the dataset's fill value cannot be read), Cancelled (`cancel` was set when a
-/// batch was due: a large array stops within two batches); chunks of earlier batches may then be
-/// stored.
+/// stored. Encoding runs without the HDF5 lock when the caller does not hold it. Errors: Internal
+/// (an encoder failed), Io (a write failed), Cancelled (`cancel` was set when a batch was due: a
+/// large array stops within two batches); chunks of earlier batches may then be stored.
 Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
                    const std::vector<PlainChunk>& chunks, int threads,
                    const std::atomic<bool>* cancel = nullptr);

@@ -1,8 +1,6 @@
 #include "data/h5/dataset.h"
 
-#include <algorithm>
 #include <string>
-#include <vector>
 
 #include "data/h5/access.h"
 #include "data/h5/chunk_verify.h"
@@ -187,26 +185,6 @@ Result<uint64_t> Dataset::storageSize() const {
     if (size == 0 && H5Eget_num(H5E_DEFAULT) > 0)
         return makeError(ErrorKind::Format, where(), "cannot get the stored size");
     return static_cast<uint64_t>(size);
-}
-
-Result<bool> Dataset::fillsUnwrittenWithZeros() const {
-    auto lock = lockLibrary();
-    const hid_t dcplId = H5Dget_create_plist(id());
-    if (dcplId < 0) return makeError(ErrorKind::Format, where(), "cannot get creation properties");
-    Handle dcpl(dcplId, where());
-    H5D_fill_value_t defined = H5D_FILL_VALUE_ERROR;
-    H5D_fill_time_t fillTime = H5D_FILL_TIME_ERROR;
-    if (H5Pfill_value_defined(dcpl.id(), &defined) < 0 ||
-        H5Pget_fill_time(dcpl.id(), &fillTime) < 0)
-        return makeError(ErrorKind::Format, where(), "cannot read the fill value's properties");
-    if (fillTime == H5D_FILL_TIME_NEVER || defined == H5D_FILL_VALUE_UNDEFINED) return false;
-    if (defined == H5D_FILL_VALUE_DEFAULT) return true;
-    auto fileType = type();
-    if (!fileType) return fileType.error();
-    std::vector<unsigned char> value(H5Tget_size(fileType->id()), 0xff);
-    if (value.empty() || H5Pget_fill_value(dcpl.id(), fileType->id(), value.data()) < 0)
-        return makeError(ErrorKind::Format, where(), "cannot read the fill value");
-    return std::all_of(value.begin(), value.end(), [](unsigned char b) { return b == 0; });
 }
 
 Result<uint64_t> Dataset::allocatedChunks() const {

@@ -53,10 +53,6 @@ public:
     Result<uint64_t> storageSize() const;
     /// Number of chunks allocated in the file.
     Result<uint64_t> allocatedChunks() const;
-    /// Whether HDF5 reads an unallocated chunk of this dataset as zero bytes: a fill value that is
-    /// HDF5's default or set to all-zero bytes (PropertyList::chunkedDataset sets it so), and a
-    /// fill time other than never. Format when the creation properties cannot be read.
-    Result<bool> fillsUnwrittenWithZeros() const;
 
 private:
     using Object::Object;

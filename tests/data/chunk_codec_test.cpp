@@ -197,52 +197,5 @@ TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
     }
 }
 
-// All-zero chunks (the far tiles of a pyramid that underflow) cost nothing where an unwritten
-// chunk reads as zeros, and are stored where it would read as something else.
-TEST(ChunkWriter, AllZeroChunksAreSkippedWhereUnwrittenReadsAsZero) {
-    testing::TempDir dir;
-    constexpr hsize_t rows = 64, cols = 4 * 32, chunkCols = 32;
-    std::vector<float> expected(rows * cols, 0.0f);
-    std::vector<std::vector<float>> tiles(4, std::vector<float>(rows * chunkCols, 0.0f));
-    tiles[1][rows * chunkCols - 1] = 1.5f;  // one non-zero element, in the last byte's word
-    tiles[3][0] = -0.0f;                    // a sign bit is not zero bytes: stored
-    for (int t = 0; t < 4; ++t)
-        for (hsize_t r = 0; r < rows; ++r)
-            for (hsize_t c = 0; c < chunkCols; ++c)
-                expected[r * cols + t * chunkCols + c] = tiles[t][r * chunkCols + c];
-    for (const float fill : {0.0f, 7.0f}) {
-        for (auto compression : {Compression::Deflate, Compression::None}) {
-            const std::string name =
-                std::string(toString(compression)) + (fill == 0.0f ? "-fill0" : "-fill7");
-            auto file = File::create((dir / (name + ".h5")).string());
-            ASSERT_TRUE(file);
-            auto root = Group::root(*file).value();
-            const Type f32 = Type::nativeFloat();
-            auto dcpl = PropertyList::chunkedDataset({rows, chunkCols}, compression, 1, f32, {});
-            ASSERT_TRUE(dcpl);
-            if (fill != 0.0f) {
-                ASSERT_GE(H5Pset_fill_value(dcpl->id(), f32.id(), &fill), 0);
-            }
-            auto dataset = Dataset::create(root, "d", f32, {rows, cols}, *dcpl).value();
-            EXPECT_EQ(dataset.fillsUnwrittenWithZeros().value(), fill == 0.0f) << name;
-            std::vector<PlainChunk> chunks;
-            for (hsize_t t = 0; t < 4; ++t) {
-                const float* data = tiles[t].data();
-                if (t % 2 == 0)
-                    chunks.push_back({{0, t * chunkCols}, data});
-                else
-                    chunks.push_back({{0, t * chunkCols}, nullptr, [data](void* out) {
-                                          std::memcpy(out, data, rows * chunkCols * 4);
-                                      }});
-            }
-            ASSERT_TRUE(writeChunks(dataset, {compression, 1, 4}, rows * chunkCols * 4, chunks, 2));
-            EXPECT_EQ(dataset.allocatedChunks().value(), fill == 0.0f ? 2u : 4u) << name;
-            std::vector<float> read(rows * cols, -1.0f);
-            ASSERT_TRUE(dataset.read(f32, read.data()));
-            EXPECT_EQ(std::memcmp(read.data(), expected.data(), read.size() * 4), 0) << name;
-        }
-    }
-}
-
 }  // namespace
 }  // namespace gatescope::data::h5
