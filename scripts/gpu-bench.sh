@@ -5,7 +5,8 @@
 #            kernel is carried in .anchors/ (git-ignored; cp ../shared/anchors/fox_official_attention.py
 #            .anchors/), that kernel; then GatedFWA, power and Wall against their anchors (--gated:
 #            FlexAttention where a score_mod expresses them; Wall against the authors' Triton
-#            forward when .anchors/wall_official_forward.py is there, docs/gpu.md); plus tile recompute and pyramid
+#            forward when .anchors/wall_official_forward.py is there, docs/gpu.md; its autotuner
+#            adds about 5 minutes); plus tile recompute and pyramid
 #            timings (standalone kernels build, tests/cuda/CMakeLists.txt).
 #   trace:   the instrumentation overhead of `trace --device cuda` on a 760M-size FoX Pro (random
 #            weights, bf16) at 16k tokens and peak device memory at 64k tokens

@@ -7,7 +7,7 @@
 //   pyramid: levels 5..10 (max and mean) of a 64k-token head's attention map (fp32 factors), and
 //            a FoX layer's attention and decay pyramids from bf16 factors beside its forward.
 //   gated:   with --gated, GatedFWA, power and Wall forwards (gated_forward_bench.h), N up to
-//            --gated-max-n (default 16384: Wall and power run on CUDA cores).
+//            --gated-max-n (default 16384: Wall runs on CUDA cores).
 // Usage: cuda_attention_bench [--quick] [--max-n N] [--only-d D] [--only-n N] [--forward-only]
 //        [--gated] [--gated-max-n N]
 //        (--only-d, --only-n and --forward-only narrow the run, e.g. for ncu)
