@@ -543,13 +543,17 @@ bool hasSm90aCode() {
 }
 
 /// Instantiates the variant a batch takes: d = 64 ping-pongs from kPingPongMinN keys per query
-/// row (a window caps them), else double-buffers tiles of kShortBlockN keys; d = 128 ping-pongs.
+/// row (a window caps them); a narrow window (kNarrowWindow) over at least 4 windows of tokens
+/// takes one warpgroup a CTA; else d = 64 double-buffers tiles of kShortBlockN keys with two
+/// warpgroups. d = 128 ping-pongs.
 template <class T, bool Decay, bool Power>
 std::string launchVariant(const FlashParams& params, int heads, int d, cudaStream_t stream) {
     const int64_t keysPerRow =
         params.window > 0 && params.window < params.n ? params.window : params.n;
     if (d == 64 && keysPerRow >= kPingPongMinN)
         return launch<T, 64, Decay, Power, kWarpgroupsPP, true>(params, heads, stream);
+    if (d == 64 && keysPerRow <= kNarrowWindow && 4 * keysPerRow <= params.n)
+        return launch<T, 64, Decay, Power, 1, false, kShortBlockN, 4>(params, heads, stream);
     if (d == 64)
         return launch<T, 64, Decay, Power, kWarpgroups, false, kShortBlockN, 2>(params, heads,
                                                                                 stream);

@@ -55,6 +55,10 @@ constexpr int64_t kPingPongMinN = 4096;
 // FoX 175 -> 213 TFLOP/s at N = 1024 on an H100). At d = 128 the accumulators alone need 64
 // registers, and the same shape spills and serializes the wgmmas (C7513).
 constexpr int kShortBlockN = 64;
+// Windows of at most kNarrowWindow keys at d = 64 over N >= 4 windows: one warpgroup a CTA (64
+// rows, so the window's masked edge tiles cover fewer rows), four CTAs an SM. GatedFWA, window
+// 512, H100: 181-187 -> 221-234 TFLOP/s from N = 2k; at 1k (2 windows) it was slower, 175 -> 148.
+constexpr int64_t kNarrowWindow = 1024;
 
 template <int D, int WG, bool PP, int BN>
 constexpr size_t smemBytes() {

@@ -188,8 +188,11 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardCase{"transformer_bf16_d64_N2047", 2, 2047, 64, gc::DType::BF16, false, 0, 1, false},
         ForwardCase{"fox_bf16_d64_N4095", 2, 4095, 64, gc::DType::BF16, true, 0, 1, false},
         ForwardCase{"fox_bf16_d64_N4096", 2, 4096, 64, gc::DType::BF16, true, 0, 1, false},
-        // d = 64 chooses by the keys a row sees: a window of 333 keeps the double buffer at
-        // 4099 tokens (above), a window of 4200 ping-pongs.
+        // d = 64 chooses by the keys a row sees: windows of 100-333 over 4+ windows of tokens
+        // take one warpgroup a CTA (above), a window of 300 over 1000 tokens the double buffer,
+        // a window of 4200 ping-pongs.
+        ForwardCase{"gatedfwa_bf16_d64_N1000_w300", 2, 1000, 64, gc::DType::BF16, true, 300, 1,
+                    false},
         ForwardCase{"gatedfwa_bf16_d64_N6001_w4200", 2, 6001, 64, gc::DType::BF16, true, 4200, 1,
                     false}),
     [](const ::testing::TestParamInfo<ForwardCase>& info) { return std::string(info.param.name); });
