@@ -1,7 +1,8 @@
 // sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
 // WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
-// shared memory; key/value tiles of 128 rows (64 at d = 64 below 4096 keys) go there through
-// cp.async (a ping-pong ring, below; a double buffer at d = 64 below 4096 keys). S = Q K^T takes
+// shared memory; key/value tiles of 128 rows (64 at d = 64 below 4096 keys a row) go there through
+// cp.async (a ping-pong ring, below; a double buffer at d = 64 below 4096 keys a row, with one
+// warpgroup a CTA for narrow windows: launchVariant). S = Q K^T takes
 // both operands from shared memory; O += P V takes P from registers (the S accumulators,
 // exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
