@@ -17,8 +17,10 @@ struct PowerAttentionOutput {
 /// q [H, N, D]; k [Hkv, N, D]; v [Hkv, N, Dv] (query head h reads kv head h / (H / Hkv));
 /// logDecayCumsum G [Hkv, N] or undefined (ungated). Converted to float32 if needed.
 /// CPU tensors: the blockwise CPU kernel. CUDA tensors: the fused kernel of kernels/cuda
-/// (kernels::cuda::powerForward) where fusedCudaPowerAttention says so, else LibTorch ops in
-/// query chunks (O(N (d + chunk)) memory). Throws ModelError when the CUDA kernel fails.
+/// (kernels::cuda::powerForward) where fusedCudaPowerAttention says so (with bf16Probs at head
+/// dims 64 and 128 the operands go in as bf16, which holds their values exactly, and run on
+/// tensor cores on sm_90a), else LibTorch ops in query chunks (O(N (d + chunk)) memory). Throws
+/// ModelError when the CUDA kernel fails.
 PowerAttentionOutput powerAttention(const torch::Tensor& q, const torch::Tensor& k,
                                     const torch::Tensor& v, const torch::Tensor& logDecayCumsum,
                                     double scale, int degree, bool bf16Probs, int threads);
