@@ -573,7 +573,6 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
 }
 
 std::string launchWgmmaPower(const FlashParams& params, int heads, int d, cudaStream_t stream) {
-    if (!hasSm90aCode()) return {"sm90a"};
     return params.c ? launchVariant<__nv_bfloat16, true, true>(params, heads, d, stream)
                     : launchVariant<__nv_bfloat16, false, true>(params, heads, d, stream);
 }

@@ -59,8 +59,8 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
                         cudaStream_t stream);
 
 /// launchWgmma for gated power attention (params.power.degree > 0; G in params.c, nullptr when
-/// ungated) on bf16 operands, probabilities rounded to bf16 and summed rounded. Returns "sm90a"
-/// as launchWgmma does (the caller then takes powerForward's CUDA-core kernel).
+/// ungated) on bf16 operands, probabilities rounded to bf16 and summed rounded. Only where
+/// hasSm90aCode() (powerForward checks it first); returns empty or the CUDA error.
 std::string launchWgmmaPower(const FlashParams& params, int heads, int d, cudaStream_t stream);
 
 /// Fallback kernel (attention_forward_fallback.cu): any dk, dv <= kFallbackMaxDim, any dtype.

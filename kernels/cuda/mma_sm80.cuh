@@ -98,7 +98,7 @@ __device__ __forceinline__ uint32_t packPair<__half>(float lo, float hi) {
     return *reinterpret_cast<uint32_t*>(&v);
 }
 
-/// The two floats a packPair<T> holds (lo, hi), exactly.
+/// The two floats a packPair<T> holds (lo, hi), exactly (bf16: the power instances' only type).
 template <class T>
 __device__ __forceinline__ float unpackLo(uint32_t pair);
 template <class T>
@@ -110,14 +110,6 @@ __device__ __forceinline__ float unpackLo<__nv_bfloat16>(uint32_t pair) {
 template <>
 __device__ __forceinline__ float unpackHi<__nv_bfloat16>(uint32_t pair) {
     return __uint_as_float(pair & 0xffff0000u);
-}
-template <>
-__device__ __forceinline__ float unpackLo<__half>(uint32_t pair) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(pair & 0xffffu)));
-}
-template <>
-__device__ __forceinline__ float unpackHi<__half>(uint32_t pair) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(pair >> 16)));
 }
 
 }  // namespace gatescope::kernels::cuda::detail
