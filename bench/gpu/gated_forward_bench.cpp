@@ -1,7 +1,8 @@
 // The forwards of the other gated families, for bench/gpu/compare_sdpa.py --gated (issue 26:
 // each against its strongest runnable anchor): GatedFWA (FoX decay inside a sliding window of
 // kGatedFwaWindow keys, the papers' 512), gated power attention (degree 2) and Wall Attention
-// (every channel gated). bf16 inputs at the shapes of cuda_attention_bench's forward table
+// (every channel gated; on tensor cores where the device runs them, and on CUDA cores beside it).
+// bf16 inputs at the shapes of cuda_attention_bench's forward table
 // (B*N = 16k tokens, H*d = 2048). FLOPs count the two matrix products over the pairs each kernel
 // visits: causal pairs, or the window's for GatedFWA (4 d per pair), the same convention as the
 // anchors' rows in compare_sdpa.py.
@@ -46,7 +47,9 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
     const int64_t tokens = std::max<int64_t>(16384, maxN);
     const ForwardInputs in(tokens, rng);
     float* p = nullptr;
+    void* workspace = nullptr;
     check(cudaMalloc(&p, size_t(tokens) * 2048 * 4), "wall P");
+    check(cudaMalloc(&workspace, size_t(tokens) * 2048 * 2), "wall workspace");
     // Wall's P of a shape, [heads][n][d]: channel e of head h a scaled copy of a head's cumulative
     // gate (0.5 to 1.5 times; non-increasing in t, as cumulative log gates are).
     std::vector<float> hp;
@@ -93,11 +96,19 @@ void benchGatedForwards(int64_t maxN, int reps, std::mt19937& rng) {
             wall.gatedChannels = d;
             fillWallP(bh, n, d);
             wall.logDecayCumsum = p;
-            timeCausal("gatescope_wall",
+            // The tensor-core kernel where the device runs it, and the CUDA-core one beside it.
+            wall.workspace = gc::wallWorkspaceBytes(wall, o, options) ? workspace : nullptr;
+            timeCausal(wall.workspace ? "gatescope_wall" : "gatescope_wall_cuda_cores",
                        [&] { return gc::wallForward(wall, o, nullptr, options); });
+            if (wall.workspace) {
+                wall.workspace = nullptr;
+                timeCausal("gatescope_wall_cuda_cores",
+                           [&] { return gc::wallForward(wall, o, nullptr, options); });
+            }
         }
     }
     cudaFree(p);
+    cudaFree(workspace);
 }
 
 }  // namespace gatescope::benchgpu

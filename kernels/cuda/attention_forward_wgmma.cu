@@ -21,14 +21,17 @@
 #include "kernels/cuda/mma_sm80.cuh"
 #include "kernels/cuda/mma_sm90.cuh"
 #include "kernels/cuda/wgmma_forward_schedule.cuh"
+#include "kernels/cuda/wgmma_wall.cuh"
 
 namespace gatescope::kernels::cuda::detail {
 namespace {
 
 using namespace wgmma;
 
-template <class T, int D, bool Decay, bool Power, int WG, bool PP, int BN, int MinBlocks>
+template <class T, int D, bool Decay, Logit L, int WG, bool PP, int BN, int MinBlocks>
 __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams p) {
+    constexpr bool Power = L == Logit::Power, Wall = L == Logit::Wall;
+    static_assert(!Wall || (!Decay && !PP && WG == 1 && BN == 64), "Wall: one warpgroup, BN 64");
     constexpr int kThreads = 128 * WG, BM = 64 * WG;
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
     constexpr int kDT = D / 8;
@@ -75,7 +78,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     const int iLast = min(i0 + BM, n) - 1;
 
     const T* q = static_cast<const T*>(p.q) + head * p.qHead;
-    const T* k = static_cast<const T*>(p.k) + kvHead * p.kHead;
+    const T* k = static_cast<const T*>(p.k) + (Wall ? head / p.wall.keyGroup : kvHead) * p.kHead;
     const T* v = static_cast<const T*>(p.v) + kvHead * p.vHead;
     const float* c = Decay ? p.c + (head / p.cGroup) * p.cHead : nullptr;
 
@@ -90,6 +93,19 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     // once per tile by threads < BN. Relative to the block's first row, the differences stay small
     // wherever probabilities do not underflow, so precision holds at any N (c itself grows large).
     const float cRef = Decay ? c[i0] : 0.f;
+    // Wall: P at the anchor row i0 and at the last key of a tile, on the thread's 8 channels (those
+    // of every chunk its copies write: rows wRow + it kRowStepW, channels wCh .. wCh + 7). pTile:
+    // the diagonal tile's last key; pNext: the next tile's, fetched an iteration ahead.
+    constexpr int kChunksW = D / 8, kRowStepW = kThreads / kChunksW;
+    const int wRow = threadIdx.x / kChunksW, wCh = (threadIdx.x % kChunksW) * 8;
+    const float* P = Wall ? p.wall.p + (head / p.cGroup) * p.wall.pHead : nullptr;
+    float pAnchor[8], pTile[8], pNext[8];
+    bool slowDiagonal = false;
+    if constexpr (Wall) {
+        loadGates8(P, p.wall.pRow, i0, wCh, p.wall.gated, pAnchor);
+        loadGates8(P, p.wall.pRow, iLast, wCh, p.wall.gated, pTile);
+        loadGates8(P, p.wall.pRow, i0 - 1, wCh, i0 > 0 ? p.wall.gated : 0, pNext);
+    }
     const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
     const int row0 = i0 + wg * 64 + warp * 16 + g;  // thread rows: row0 (h = 0), row0 + 8 (h = 1)
@@ -161,7 +177,12 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         const float c0 = fetchC(0), c1 = fetchC(min(1, tiles - 1));
         if (Decay) cPre = fetchC(min(2, tiles - 1));
         loadTile<T, D, BM, kThreads>(sQ, q, p.qRow, i0, n);
-        loadK(0);
+        if constexpr (Wall)  // the diagonal tile from the keys themselves (rescaled below)
+            loadTile<T, D, BN, kThreads>(
+                sK, static_cast<const T*>(p.wall.kRaw) + kvHead * p.wall.kRawHead, p.wall.kRawRow,
+                tileStart(0), n);
+        else
+            loadK(0);
         cpAsyncCommit();
         if (tiles > 1) loadK(1);
         loadV(0, 0);
@@ -333,8 +354,34 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         fenceProxyAsync();
     } else {
         cpAsyncWait<1>();
-        fenceProxyAsync();
-        __syncthreads();
+        if constexpr (Wall) {
+            // q~ = q exp(P_i - P_i0) (<= 1), once, and the diagonal tile's keys k exp(P_i0 - P_j)
+            // (>= 1, bounded by the tile's fall; past kWallDiagonalSpan the tile is summed pair
+            // by pair below instead). Its keys are its rows: the same chunks and P.
+            static_assert(BM == BN);
+            float pRow[8], fq[8], fk[8];
+#pragma unroll
+            for (int it = 0; it < BM / kRowStepW; ++it) {
+                const int r = wRow + it * kRowStepW;
+                loadGates8(P, p.wall.pRow, min(i0 + r, n - 1), wCh, p.wall.gated, pRow);
+#pragma unroll
+                for (int e = 0; e < 8; ++e) {
+                    fq[e] = fastExp2((pRow[e] - pAnchor[e]) * kLog2e);
+                    fk[e] = fastExp2(fminf(pAnchor[e] - pRow[e], kWallDiagonalSpan) * kLog2e);
+                }
+                scaleChunk(sQ + swizzledOffset(r, wCh / 8, BM), fq);
+                scaleChunk(sK + swizzledOffset(r, wCh / 8, BN), fk);
+            }
+            float fall = 0.f;
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                fall = fmaxf(fall, pAnchor[e] - pTile[e]);
+            fenceProxyAsync();
+            slowDiagonal = __syncthreads_or(fall > kWallDiagonalSpan) != 0;
+        } else {
+            fenceProxyAsync();
+            __syncthreads();
+        }
     }
     // Ping-pong: warpgroup w waits at named barrier 1 + w before issuing its MMAs and, once they
     // are issued, lets the next one go (1 + (w + 1) % WG); the last one opens the first round,
@@ -349,6 +396,10 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     issueS(0);
     wgmmaWait<0>();
     fenceRegisters(s);
+    if (Wall && slowDiagonal)
+        wallExactDiagonal<T, D, BN>(p, q,
+                                    static_cast<const T*>(p.wall.kRaw) + kvHead * p.wall.kRawHead,
+                                    P, tileStart(0), row0, tq, s);
     softmax(0, 0, pa);  // the first tile finds O = 0: no rescale
 
     // One iteration: S of tile t + 1 (when there is one) and O += P_t V_t in flight together,
@@ -401,6 +452,20 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
             namedBarrierSync(barMine, 256);
         } else {
             cpAsyncWait<0>();
+            if constexpr (Wall && kNext) {
+                // K_{t+1} (this thread's chunks, landed): anchored keys times exp(P_i0 - P_last)
+                // <= 1, so that q~ . k~ = q k exp(P_i - P_j). Then P of tile t + 2's last key.
+                unsigned char* tile = sK + st1 * kKVBytes;
+                // bf16 factors and products (HMUL2): against fp32 products, the same errors
+                // (rel. L2 3.29e-3 vs 3.25e-3) and 2-7% faster (H200).
+                __nv_bfloat162 g[4];
+                tileFactors(pAnchor, pNext, g);
+#pragma unroll
+                for (int it = 0; it < BN / kRowStepW; ++it)
+                    scaleChunkBf16(tile + swizzledOffset(wRow + it * kRowStepW, wCh / 8, BN), g);
+                loadGates8(P, p.wall.pRow, tileStart(min(t + 2, tiles - 1)) + BN - 1, wCh,
+                           p.wall.gated, pNext);
+            }
             fenceProxyAsync();
             // After this barrier K_{t+1} and V_t are visible and every warpgroup is done with
             // iteration t - 1, whose stages the loads below reuse.
@@ -508,10 +573,10 @@ __global__ void probeSm90a(int* out) {
     *out = GATESCOPE_SM90A_CODE;
 }
 
-template <class T, int D, bool Decay, bool Power, int WG, bool PP, int BN = 128, int MinBlocks = 1>
+template <class T, int D, bool Decay, Logit L, int WG, bool PP, int BN = 128, int MinBlocks = 1>
 std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
     constexpr size_t smem = smemBytes<D, WG, PP, BN>();
-    auto kernel = wgmmaForward<T, D, Decay, Power, WG, PP, BN, MinBlocks>;
+    auto kernel = wgmmaForward<T, D, Decay, L, WG, PP, BN, MinBlocks>;
     cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
@@ -547,18 +612,17 @@ bool hasSm90aCode() {
 /// row (a window caps them); a narrow window (kNarrowWindow) over at least 4 windows of tokens
 /// takes one warpgroup a CTA; else d = 64 double-buffers tiles of kShortBlockN keys with two
 /// warpgroups. d = 128 ping-pongs.
-template <class T, bool Decay, bool Power>
+template <class T, bool Decay, Logit L>
 std::string launchVariant(const FlashParams& params, int heads, int d, cudaStream_t stream) {
     const int64_t keysPerRow =
         params.window > 0 && params.window < params.n ? params.window : params.n;
     if (d == 64 && keysPerRow >= kPingPongMinN)
-        return launch<T, 64, Decay, Power, kWarpgroupsPP, true>(params, heads, stream);
+        return launch<T, 64, Decay, L, kWarpgroupsPP, true>(params, heads, stream);
     if (d == 64 && keysPerRow <= kNarrowWindow && 4 * keysPerRow <= params.n)
-        return launch<T, 64, Decay, Power, 1, false, kShortBlockN, 4>(params, heads, stream);
+        return launch<T, 64, Decay, L, 1, false, kShortBlockN, 4>(params, heads, stream);
     if (d == 64)
-        return launch<T, 64, Decay, Power, kWarpgroups, false, kShortBlockN, 2>(params, heads,
-                                                                                stream);
-    return launch<T, 128, Decay, Power, kWarpgroups, true>(params, heads, stream);
+        return launch<T, 64, Decay, L, kWarpgroups, false, kShortBlockN, 2>(params, heads, stream);
+    return launch<T, 128, Decay, L, kWarpgroups, true>(params, heads, stream);
 }
 
 std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype,
@@ -566,15 +630,22 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
     if (!hasSm90aCode()) return {"sm90a"};
     auto go = [&](auto tag) -> std::string {
         using T = decltype(tag);
-        return params.c ? launchVariant<T, true, false>(params, heads, d, stream)
-                        : launchVariant<T, false, false>(params, heads, d, stream);
+        return params.c ? launchVariant<T, true, Logit::Dot>(params, heads, d, stream)
+                        : launchVariant<T, false, Logit::Dot>(params, heads, d, stream);
     };
     return dtype == DType::F16 ? go(__half{}) : go(__nv_bfloat16{});
 }
 
 std::string launchWgmmaPower(const FlashParams& params, int heads, int d, cudaStream_t stream) {
-    return params.c ? launchVariant<__nv_bfloat16, true, true>(params, heads, d, stream)
-                    : launchVariant<__nv_bfloat16, false, true>(params, heads, d, stream);
+    using B = __nv_bfloat16;
+    return params.c ? launchVariant<B, true, Logit::Power>(params, heads, d, stream)
+                    : launchVariant<B, false, Logit::Power>(params, heads, d, stream);
+}
+
+std::string launchWgmmaWall(const FlashParams& params, int heads, int d, cudaStream_t stream) {
+    using B = __nv_bfloat16;
+    return d == 64 ? launch<B, 64, false, Logit::Wall, 1, false, 64, 4>(params, heads, stream)
+                   : launch<B, 128, false, Logit::Wall, 1, false, 64, 2>(params, heads, stream);
 }
 
 }  // namespace gatescope::kernels::cuda::detail

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/cuda/attention_cuda.h"
+#include "kernels/cuda/wall_power_cuda.h"
 
 namespace gatescope::kernels::cuda::detail {
 
@@ -18,6 +19,31 @@ namespace gatescope::kernels::cuda::detail {
 struct PowerScore {
     float degree = 0.f, scale = 0.f, eps = 0.f, rowSumEps = 0.f;
 };
+
+/// Wall Attention's per-channel gates (wall_power_cuda.h) for the wgmma kernel's Wall instances
+/// (launchWgmmaWall). FlashParams::k then holds the anchored keys k_j exp(P_l - P_j) (l the last
+/// key of j's 64-key tile, anchorWallKeys), one head per `keyGroup` query heads; P is read per
+/// gate head (FlashParams::cGroup).
+struct WallScore {
+    const float* p = nullptr;  ///< P, natural log: gate head g's row t at p + g pHead + t pRow
+    int64_t pHead = 0, pRow = 0;
+    int gated = 0;     ///< leading gated channels; the rest are plain
+    int keyGroup = 1;  ///< query heads per anchored-key head
+    /// The keys themselves (k/v head h / kvGroup at kRaw + h kRawHead), for a diagonal tile whose
+    /// gates fall more than kWallDiagonalSpan within it (then summed pair by pair).
+    const void* kRaw = nullptr;
+    int64_t kRawHead = 0, kRawRow = 0;
+};
+
+/// Logits the wgmma kernel computes: scale q.k (with the additive decay when c is set), power
+/// attention's (PowerScore) or Wall's (WallScore).
+enum class Logit { Dot, Power, Wall };
+
+/// Largest fall of P (natural log) within a 64-token diagonal tile that the Wall instances
+/// factor through one anchor: q exp(P_i - P_i0) and k exp(P_i0 - P_j) then stay within e^-64 and
+/// e^64 (bf16 keeps them normal). Wall's soft clamp (spec §1.2, at most 0.86 a token) falls at
+/// most 54 over a tile; a steeper tile's logits are summed pair by pair on CUDA cores.
+inline constexpr float kWallDiagonalSpan = 64.f;
 
 struct FlashParams {
     const void* q;
@@ -32,6 +58,7 @@ struct FlashParams {
     int cGroup = 1;   // query heads per row of c: head h reads c + (h / cGroup) * cHead
     float scaleLog2;  // scale * log2(e)
     PowerScore power;
+    WallScore wall;
 };
 
 /// FlashParams of a batch: strides resolved, one c row per query head, no power score.
@@ -62,6 +89,19 @@ std::string launchWgmma(const FlashParams& params, int heads, int d, DType dtype
 /// ungated) on bf16 operands, probabilities rounded to bf16 and summed rounded. Only where
 /// hasSm90aCode() (powerForward checks it first); returns empty or the CUDA error.
 std::string launchWgmmaPower(const FlashParams& params, int heads, int d, cudaStream_t stream);
+
+/// launchWgmma for Wall Attention (params.wall set, params.k the anchored keys) on bf16 operands
+/// with probabilities rounded to bf16 (summed unrounded). One warpgroup a CTA, 64 query rows,
+/// 64-key tiles: q~ = q exp(P_i - P_i0) once, each earlier tile's keys times exp(P_i0 - P_l)
+/// (<= 1) in shared memory. Only where hasSm90aCode(); returns empty or the CUDA error.
+std::string launchWgmmaWall(const FlashParams& params, int heads, int d, cudaStream_t stream);
+
+/// wallForward's tensor-core path (wall_forward_tc.cu): when the batch qualifies
+/// (wallUsesTensorCores), anchors its keys into the workspace, launches launchWgmmaWall, sets
+/// `result` (empty or the CUDA error) and returns true; else returns false.
+bool tryWallTensorCores(const WallBatch& batch, const ForwardOutputs& outputs,
+                        const GatedForwardOptions& options, cudaStream_t stream,
+                        std::string& result);
 
 /// Fallback kernel (attention_forward_fallback.cu): any dk, dv <= kFallbackMaxDim, any dtype.
 inline constexpr int kFallbackMaxDim = 256;

@@ -9,6 +9,7 @@
 // fp32 arithmetic throughout; probabilities optionally rounded to bf16 before P.V.
 #include <string>
 
+#include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/row_block.cuh"
 #include "kernels/cuda/wall_power_cuda.h"
 
@@ -157,6 +158,8 @@ std::string wallForward(const WallBatch& b, const ForwardOutputs& o, void* strea
     if (!error.empty() || blocks == 0) return error;
     if (b.gatedChannels > 0 && !b.logDecayCumsum)
         return "wallForward: gatedChannels > 0 needs logDecayCumsum";
+    if (std::string result; detail::tryWallTensorCores(b, o, options, asStream(stream), result))
+        return result;
     const RowBlockParams& p = wp.base;
     wp.p = b.logDecayCumsum;
     wp.gated = b.gatedChannels;

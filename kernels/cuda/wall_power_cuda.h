@@ -21,6 +21,7 @@
 // Thread-safe: calls from several host threads on different outputs do not interfere.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -66,13 +67,34 @@ struct WallBatch : GatedHeads {
     /// [gate heads][n][gatedChannels]. May be nullptr only when gatedChannels is 0.
     const float* logDecayCumsum = nullptr;
     int64_t pHeadStride = 0, pRowStride = 0;
+    /// Device scratch of wallWorkspaceBytes(batch) bytes (256-byte aligned), owned by the caller
+    /// and free until the forward has run on `stream`: it lets the tensor-core kernel run (it
+    /// holds the keys anchored per 64-key tile, k exp(P_last - P_j), in bf16). nullptr keeps the
+    /// CUDA-core kernel.
+    void* workspace = nullptr;
 };
 
 /// Wall forward: outputs.out ([heads][n][dv] in `dtype`, strides as in ForwardOutputs) and
 /// outputs.lse (natural log; may be nullptr). Asynchronous on `stream`. Returns "" on success,
 /// else what is wrong with the batch or the CUDA error of the launch.
+/// On an sm_90a device, bf16 batches with roundProbsToBf16, dk == dv in {64, 128} (strides
+/// multiples of 8, pointers 16-byte aligned) and a workspace run on tensor cores
+/// (wallUsesTensorCores): the official kernel's factorization, q exp(P_i - P_i0) times each
+/// earlier tile's anchored keys rescaled by exp(P_i0 - P_last) <= 1, both products on wgmma with
+/// those operands rounded to bf16 (as the official kernel rounds them); a diagonal tile whose
+/// gates fall more than 64 (natural log) within it is summed pair by pair. All other batches take
+/// the fp32 CUDA-core kernel.
 std::string wallForward(const WallBatch& batch, const ForwardOutputs& outputs, void* stream,
                         const GatedForwardOptions& options = {});
+
+/// Bytes of WallBatch::workspace the tensor-core kernel needs for this batch (0 when it cannot
+/// take the batch on this device, whatever the workspace).
+size_t wallWorkspaceBytes(const WallBatch& batch, const ForwardOutputs& outputs,
+                          const GatedForwardOptions& options = {});
+
+/// Whether wallForward takes the tensor-core kernel for this batch on the current device.
+bool wallUsesTensorCores(const WallBatch& batch, const ForwardOutputs& outputs,
+                         const GatedForwardOptions& options = {});
 
 /// A batch of gated power-attention heads. G (cumulative natural-log scalar gate, fp32) of head h
 /// is logDecayCumsum + (h / gateGroup) * gHeadStride + t; nullptr means ungated (the models here

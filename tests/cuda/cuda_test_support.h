@@ -182,6 +182,28 @@ inline std::vector<float> randomWallCumsum(int heads, int64_t n, int channels, s
     return p;
 }
 
+/// randomWallCumsum's gates through Wall's soft clamp g = 0.86 expm1(x / 0.86) (spec §1.2: at
+/// most 0.86 a token, the models' gates). With `burst`, every third channel falls 3 a token over
+/// tokens [n / 3, n / 3 + 100): tiles there are too steep for one anchor, the rest are not.
+inline std::vector<float> clampedWallCumsum(int heads, int64_t n, int channels, bool burst,
+                                            std::mt19937& rng) {
+    std::vector<float> p(size_t(heads) * n * channels);
+    std::normal_distribution<double> unit(0.0, 1.0);
+    constexpr double gMax = 0.86;
+    for (int h = 0; h < heads; ++h)
+        for (int c = 0; c < channels; ++c) {
+            const double mu = channels > 1 ? 6.0 - 7.0 * c / (channels - 1) : 3.0;
+            double acc = 0.0;
+            for (int64_t t = 0; t < n; ++t) {
+                const double x = -std::log1p(std::exp(-(mu + unit(rng))));
+                const bool steep = burst && c % 3 == 0 && t >= n / 3 && t < n / 3 + 100;
+                acc += steep ? -3.0 : gMax * std::expm1(x / gMax);
+                p[(size_t(h) * n + t) * channels + c] = static_cast<float>(acc);
+            }
+        }
+    return p;
+}
+
 /// Power's G [heads][n]: cumulative log-sigmoid gates, z ~ N(3, 1.5).
 inline std::vector<float> randomPowerCumsum(int heads, int64_t n, std::mt19937& rng) {
     std::vector<float> g(size_t(heads) * n);

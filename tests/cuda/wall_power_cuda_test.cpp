@@ -44,7 +44,26 @@ struct GatedCase {
     int gated;       ///< Wall: gated channels (-1: all); power: 1 gated, 0 ungated
     bool tied;       ///< gates per k/v head (Wall's tie_gates; power's G is always per k/v head)
     int degree = 2;  ///< power only
+    /// Wall only: randomWallCumsum (fast channels: most diagonal tiles too steep for the
+    /// tensor-core kernel's one anchor), clampedWallCumsum (the models' soft clamp: none are), or
+    /// clamped with a steep burst (some are).
+    enum class Gates { Mixed, Clamped, Burst } gates = Gates::Mixed;
 };
+
+/// Whether the current device runs sm_90a code (the build always holds it for the tensor-core
+/// kernels).
+bool sm90Device() {
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+    return major == 9 && minor == 0;
+}
+
+/// bf16 with rounded probabilities at d = 64 or 128: the Wall and power tensor-core kernels.
+bool tensorCoreShape(const GatedCase& tc) {
+    return tc.dtype == gc::DType::BF16 && tc.roundProbs && tc.dk == tc.dv &&
+           (tc.dk == 64 || tc.dk == 128);
+}
 
 std::ostream& operator<<(std::ostream& os, const GatedCase& c) {
     return os << c.name;
@@ -75,6 +94,12 @@ double outTolerance(const GatedCase& tc) {
 // Wall
 // ---------------------------------------------------------------------------------------------
 
+// The tensor-core kernel multiplies q exp(P_i - P_i0) and k exp(P_i0 - P_j) rounded to bf16, as
+// the official kernel does (the CPU reference keeps them in fp32): each term of a logit moves by
+// up to 2^-8 of itself, about 1e-2 on a logit of these inputs and the lse with it (the largest
+// measured, over the cases here: 3.3e-3 of 1 + |lse|).
+constexpr double kTensorCoreLseTolerance = 1e-2;
+
 class WallForwardTest : public WallPowerCudaTest,
                         public ::testing::WithParamInterface<GatedCase> {};
 
@@ -86,7 +111,10 @@ TEST_P(WallForwardTest, MatchesCpuForward) {
     const int gateGroup = tc.tied ? tc.kvGroup : 1;
     const int gateHeads = tc.heads / gateGroup;
     const Operands ops = makeOperands(tc, rng);
-    const std::vector<float> P = randomWallCumsum(gateHeads, n, dg, rng);
+    const std::vector<float> P =
+        tc.gates == GatedCase::Gates::Mixed
+            ? randomWallCumsum(gateHeads, n, dg, rng)
+            : clampedWallCumsum(gateHeads, n, dg, tc.gates == GatedCase::Gates::Burst, rng);
 
     DeviceBuffer dq(ops.qRaw.size()), dk(ops.kRaw.size()), dv(ops.vRaw.size()),
         dp(std::max<size_t>(P.size(), 1) * 4);
@@ -118,6 +146,14 @@ TEST_P(WallForwardTest, MatchesCpuForward) {
     outputs.lse = dlse.as<float>();
     gc::GatedForwardOptions options;
     options.roundProbsToBf16 = tc.roundProbs;
+    // The tensor-core kernel runs wherever it can (a silent fallback would pass the checks below).
+    const size_t workspaceBytes = gc::wallWorkspaceBytes(batch, outputs, options);
+    DeviceBuffer workspace(workspaceBytes);
+    ASSERT_TRUE(workspace.ptr);
+    workspace.poison();
+    batch.workspace = workspaceBytes ? workspace.ptr : nullptr;
+    const bool tensorCores = tensorCoreShape(tc) && sm90Device();
+    EXPECT_EQ(gc::wallUsesTensorCores(batch, outputs, options), tensorCores);
     ASSERT_EQ(gc::wallForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
 
@@ -149,13 +185,13 @@ TEST_P(WallForwardTest, MatchesCpuForward) {
 
     const Errors e = compare(out, refOut, lse, refLse);
     const double tol = outTolerance(tc);
-    std::printf("[wall %s] rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lse_max_rel=%.3e\n", tc.name,
-                e.rel, e.maxAbs, e.maxRef, e.lseMax);
+    std::printf("[wall %s%s] rel_l2=%.3e max_abs=%.3e (max|ref| %.3f) lse_max_rel=%.3e\n", tc.name,
+                tensorCores ? " tensor cores" : "", e.rel, e.maxAbs, e.maxRef, e.lseMax);
     EXPECT_EQ(e.nans, 0) << "unwritten or non-finite output elements";
     EXPECT_EQ(e.lseNans, 0) << "unwritten or non-finite lse";
     EXPECT_LT(e.rel, tol);
     EXPECT_LT(e.maxAbs, 8 * tol * std::max(e.maxRef, 1.0));
-    EXPECT_LT(e.lseMax, 1e-4);
+    EXPECT_LT(e.lseMax, tensorCores ? kTensorCoreLseTolerance : 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -173,7 +209,22 @@ INSTANTIATE_TEST_SUITE_P(
         GatedCase{"f32_bf16probs_d64_N1337", 2, 1337, 64, 64, gc::DType::F32, true, 1, -1, false},
         GatedCase{"bf16_d128_N1337_dg64", 2, 1337, 128, 128, gc::DType::BF16, true, 1, 64, false},
         GatedCase{"bf16_d64_N3001_gqa_tied", 4, 3001, 64, 64, gc::DType::BF16, true, 4, -1, true},
-        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, -1, false}),
+        GatedCase{"f16_d128_N1000", 2, 1000, 128, 128, gc::DType::F16, false, 1, -1, false},
+        // The tensor-core kernel (sm_90a): the models' clamped gates, steep bursts, ungated,
+        // subdim gates that are no multiple of 8, GQA with tied and untied gates, short N.
+        GatedCase{"bf16_d128_N1337_clamped", 2, 1337, 128, 128, gc::DType::BF16, true, 1, -1, false,
+                  2, GatedCase::Gates::Clamped},
+        GatedCase{"bf16_d64_N3001_gqa_untied_clamped", 4, 3001, 64, 64, gc::DType::BF16, true, 2,
+                  -1, false, 2, GatedCase::Gates::Clamped},
+        GatedCase{"bf16_d128_N2001_gqa_tied_burst", 4, 2001, 128, 128, gc::DType::BF16, true, 2, -1,
+                  true, 2, GatedCase::Gates::Burst},
+        GatedCase{"bf16_d64_N1000_dg37_burst", 2, 1000, 64, 64, gc::DType::BF16, true, 1, 37, false,
+                  2, GatedCase::Gates::Burst},
+        GatedCase{"bf16_d128_N1000_ungated", 2, 1000, 128, 128, gc::DType::BF16, true, 1, 0, false},
+        GatedCase{"bf16_d64_N17_clamped", 3, 17, 64, 64, gc::DType::BF16, true, 1, -1, false, 2,
+                  GatedCase::Gates::Clamped},
+        GatedCase{"bf16_d128_N130_dg100_clamped", 2, 130, 128, 128, gc::DType::BF16, true, 1, 100,
+                  false, 2, GatedCase::Gates::Clamped}),
     [](const ::testing::TestParamInfo<GatedCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------
@@ -223,15 +274,10 @@ TEST_P(PowerForwardTest, MatchesCpuForward) {
     outputs.lse = dlse.as<float>();
     gc::GatedForwardOptions options;
     options.roundProbsToBf16 = tc.roundProbs;
-    // bf16 with rounded probabilities at d = 64 or 128 runs on tensor cores on an H100/H200 (the
-    // build always holds sm_90a code for it); a silent fallback would pass the checks below.
-    int major = 0, minor = 0;
-    CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-    CUDA_OK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
-    const bool tensorCoreShape = tc.dtype == gc::DType::BF16 && tc.roundProbs && tc.dk == tc.dv &&
-                                 (tc.dk == 64 || tc.dk == 128);
+    // bf16 with rounded probabilities at d = 64 or 128 runs on tensor cores on an H100/H200; a
+    // silent fallback would pass the checks below.
     EXPECT_EQ(gc::powerUsesTensorCores(batch, outputs, options),
-              tensorCoreShape && major == 9 && minor == 0);
+              tensorCoreShape(tc) && sm90Device());
     ASSERT_EQ(gc::powerForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
 
@@ -308,13 +354,11 @@ INSTANTIATE_TEST_SUITE_P(
 // Long sequence: P far beyond exp's range
 // ---------------------------------------------------------------------------------------------
 
-TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
-    const int64_t n = 70000;
-    const int d = 32, dg = 24;
-    std::mt19937 rng(70000);
-    GatedCase tc{"long", 1, n, d, d, gc::DType::F32, false, 1, dg, false};
-    const Operands ops = makeOperands(tc, rng);
-    const std::vector<float> P = randomWallCumsum(1, n, dg, rng);
+/// One Wall head of tc.n tokens (its P reaching below -1000) against the CPU forward.
+void checkLongWallHead(const GatedCase& tc, const std::vector<float>& P, const Operands& ops,
+                       double outTol, double lseTol) {
+    const int64_t n = tc.n;
+    const int d = tc.dk, dg = tc.gated;
     float pMin = 0.0f;
     for (float x : P)
         pMin = std::min(pMin, x);
@@ -322,7 +366,7 @@ TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
     ASSERT_LT(pMin, -1000.0f);
 
     DeviceBuffer dq(ops.qRaw.size()), dk(ops.kRaw.size()), dv(ops.vRaw.size()), dp(P.size() * 4);
-    DeviceBuffer dout(size_t(n) * d * 4), dlse(size_t(n) * 4);
+    DeviceBuffer dout(size_t(n) * d * elementSize(tc.dtype)), dlse(size_t(n) * 4);
     ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dp.ptr && dout.ptr && dlse.ptr);
     ASSERT_TRUE(dq.upload(ops.qRaw.data()) && dk.upload(ops.kRaw.data()) &&
                 dv.upload(ops.vRaw.data()) && dp.upload(P.data()));
@@ -333,6 +377,7 @@ TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
     batch.n = n;
     batch.dk = batch.dv = d;
     batch.gatedChannels = dg;
+    batch.dtype = tc.dtype;
     batch.q = dq.ptr;
     batch.k = dk.ptr;
     batch.v = dv.ptr;
@@ -341,9 +386,17 @@ TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
     gc::ForwardOutputs outputs;
     outputs.out = dout.ptr;
     outputs.lse = dlse.as<float>();
-    ASSERT_EQ(gc::wallForward(batch, outputs, nullptr), "");
+    gc::GatedForwardOptions options;
+    options.roundProbsToBf16 = tc.roundProbs;
+    const size_t workspaceBytes = gc::wallWorkspaceBytes(batch, outputs, options);
+    DeviceBuffer workspace(workspaceBytes);
+    ASSERT_TRUE(workspace.ptr);
+    batch.workspace = workspaceBytes ? workspace.ptr : nullptr;
+    const bool tensorCores = tensorCoreShape(tc) && sm90Device();
+    EXPECT_EQ(gc::wallUsesTensorCores(batch, outputs, options), tensorCores);
+    ASSERT_EQ(gc::wallForward(batch, outputs, nullptr, options), "");
     CUDA_OK(cudaDeviceSynchronize());
-    const std::vector<float> out = dout.floatsOnHost(gc::DType::F32);
+    const std::vector<float> out = dout.floatsOnHost(tc.dtype);
     const std::vector<float> lse = dlse.floatsOnHost(gc::DType::F32);
     ASSERT_FALSE(out.empty() || lse.empty());
 
@@ -359,15 +412,35 @@ TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
     std::vector<float> refOut(out.size()), refLse(n);
     float* outPtr = refOut.data();
     float* lsePtr = refLse.data();
-    gk::wallForwardHeads(&head, 1, &outPtr, &lsePtr);
+    gk::ForwardOptions cpuOptions;
+    cpuOptions.roundProbsToBf16 = tc.roundProbs;
+    gk::wallForwardHeads(&head, 1, &outPtr, &lsePtr, cpuOptions);
     const Errors e = compare(out, refOut, lse, refLse);
     std::printf(
-        "[wall long N=%lld d=%d dg=%d min P %.0f] rel_l2=%.3e max_abs=%.3e lse_max_rel=%.3e\n",
-        (long long)n, d, dg, pMin, e.rel, e.maxAbs, e.lseMax);
+        "[wall long %s%s N=%lld d=%d dg=%d min P %.0f] rel_l2=%.3e max_abs=%.3e "
+        "lse_max_rel=%.3e\n",
+        tc.name, tensorCores ? " tensor cores" : "", (long long)n, d, dg, pMin, e.rel, e.maxAbs,
+        e.lseMax);
     EXPECT_EQ(e.nans, 0);
     EXPECT_EQ(e.lseNans, 0);
-    EXPECT_LT(e.rel, 1e-4);
-    EXPECT_LT(e.lseMax, 1e-4);
+    EXPECT_LT(e.rel, outTol);
+    EXPECT_LT(e.lseMax, lseTol);
+}
+
+TEST_F(WallPowerCudaTest, WallLongSequenceDoesNotOverflow) {
+    std::mt19937 rng(70000);
+    const GatedCase tc{"f32", 1, 70000, 32, 32, gc::DType::F32, false, 1, 24, false};
+    const Operands ops = makeOperands(tc, rng);
+    checkLongWallHead(tc, randomWallCumsum(1, tc.n, tc.gated, rng), ops, 1e-4, 1e-4);
+}
+
+// The tensor-core kernel's anchors at |P| in the thousands, with steep tiles among them.
+TEST_F(WallPowerCudaTest, WallTensorCoresLongSequence) {
+    std::mt19937 rng(20000);
+    const GatedCase tc{"bf16", 1, 20000, 64, 64, gc::DType::BF16, true, 1, 64, false};
+    const Operands ops = makeOperands(tc, rng);
+    checkLongWallHead(tc, clampedWallCumsum(1, tc.n, tc.gated, true, rng), ops, 1e-2,
+                      kTensorCoreLseTolerance);
 }
 
 TEST_F(WallPowerCudaTest, RejectsBadBatches) {

@@ -207,6 +207,26 @@ TEST(GpuWallTrace, MatchesTheCpuTrace) {
     gpu::traceBothAndCompare(request, dir.path, "random wall d=8 gqa tied", gpu::wallTolerances());
 }
 
+// bf16 Wall models at head dims 64 and 128, the shapes the tensor-core forward takes on an
+// H100/H200 (kernels::cuda::wallUsesTensorCores; tests/cuda checks that it is taken): GQA with
+// tied gates on all channels, untied gates on 100 of 128, the float64 reference model's
+// soft-clamped random gates, 1500 tokens, against the CPU trace with bf16 tolerances.
+TEST(GpuWallTrace, TensorCoreHeadDimsMatchTheCpuTrace) {
+    GATESCOPE_REQUIRE_GPU();
+    for (const int headDim : {64, 128}) {
+        gpu::ScratchDir dir(fmt::format("wall-d{}", headDim));
+        test::WallRefConfig c;
+        c.kvHeads = 2, c.headDim = headDim;
+        c.tieGates = headDim == 64;
+        c.gateDim = headDim == 64 ? 64 : 100;
+        auto request = gpu::wallRequest(dir.path, c, 19u + headDim, 1500);
+        request.dtype = core::ComputeDType::BFloat16;
+        request.pyramidFinestSide = 256;
+        gpu::traceBothAndCompare(request, dir.path, fmt::format("random wall bf16 d={}", headDim),
+                                 gpu::tolerancesFor(core::ComputeDType::BFloat16));
+    }
+}
+
 // The options of the authors' reference (window, sink, scalar gate) and packed documents, which
 // the CUDA forward and buildWallPyramids do not know: inside the GPU forward the Wall op runs the
 // CPU kernel (the path says so) and the layer's pyramids come from the exact CPU tiles.

@@ -26,7 +26,11 @@ constexpr int64_t kMaxCudaHeadDim = 256;
 /// The Wall op on CUDA tensors: kernels::cuda::wallForward on the device, fp32 operands (qh, kh,
 /// vh [heads or kv heads, N, D], cumsum [gate heads, N, gateDim], contiguous), bf16
 /// probabilities before P.V when the model runs in bf16, like the CPU kernel. Writes out [H, N, D]
-/// and lse [H, N] (fp32, on the device).
+/// and lse [H, N] (fp32, on the device). With bf16 probabilities at head dims 64 and 128 the
+/// operands go in as bf16 (they hold bf16 values: a bf16 model's projections and rotary) with a
+/// workspace, which the tensor-core kernel takes on sm_90a (it rounds q exp(P_i - P_i0) and
+/// k exp(P_i0 - P_j) to bf16, as the official kernel does); out then comes back rounded to bf16,
+/// as the layer rounds it before o_proj anyway.
 void cudaWall(const WallConfig& c, const torch::Tensor& qh, const torch::Tensor& kh,
               const torch::Tensor& vh, const torch::Tensor& cumsum, double scale, bool bf16Probs,
               torch::Tensor& out, torch::Tensor& lse) {
@@ -36,7 +40,10 @@ void cudaWall(const WallConfig& c, const torch::Tensor& qh, const torch::Tensor&
     throwModelError(ErrorKind::Internal, "cudaWall: this build has no CUDA kernels");
 #else
     const int64_t n = qh.size(1), hd = c.headDim;
-    out = torch::empty({c.heads, n, hd}, qh.options());
+    const bool bf16 = bf16Probs && (hd == 64 || hd == 128);
+    const auto dtype = bf16 ? torch::kBFloat16 : torch::kFloat32;
+    const auto q = qh.to(dtype), k = kh.to(dtype), v = vh.to(dtype);
+    out = torch::empty({c.heads, n, hd}, q.options());
     lse = torch::empty({c.heads, n}, qh.options());
     kernels::cuda::WallBatch batch;
     batch.heads = c.heads;
@@ -45,20 +52,26 @@ void cudaWall(const WallConfig& c, const torch::Tensor& qh, const torch::Tensor&
     batch.gatedChannels = c.gateDim;
     batch.kvGroup = c.group();
     batch.gateGroup = c.tieGates ? c.group() : 1;
-    batch.dtype = kernels::cuda::DType::F32;
-    batch.q = qh.data_ptr<float>();
-    batch.k = kh.data_ptr<float>();
-    batch.v = vh.data_ptr<float>();
+    batch.dtype = bf16 ? kernels::cuda::DType::BF16 : kernels::cuda::DType::F32;
+    batch.q = q.data_ptr();
+    batch.k = k.data_ptr();
+    batch.v = v.data_ptr();
     if (c.gateDim > 0) batch.logDecayCumsum = cumsum.data_ptr<float>();
     batch.scale = static_cast<float>(scale);
     kernels::cuda::ForwardOutputs outputs;
-    outputs.out = out.data_ptr<float>();
+    outputs.out = out.data_ptr();
     outputs.lse = lse.data_ptr<float>();
     kernels::cuda::GatedForwardOptions options;
     options.roundProbsToBf16 = bf16Probs;
+    torch::Tensor workspace;
+    if (const size_t bytes = kernels::cuda::wallWorkspaceBytes(batch, outputs, options)) {
+        workspace = torch::empty({static_cast<int64_t>(bytes)}, q.options().dtype(torch::kUInt8));
+        batch.workspace = workspace.data_ptr();
+    }
     // The legacy default stream: the one LibTorch's ops run on here, so ordering is kept.
     const std::string error = kernels::cuda::wallForward(batch, outputs, nullptr, options);
     if (!error.empty()) throwModelError(ErrorKind::Internal, "CUDA Wall attention: " + error);
+    out = out.to(torch::kFloat32);
 #endif
 }
 
