@@ -219,11 +219,19 @@ TEST(GpuWallTrace, TensorCoreHeadDimsMatchTheCpuTrace) {
         c.kvHeads = 2, c.headDim = headDim;
         c.tieGates = headDim == 64;
         c.gateDim = headDim == 64 ? 64 : 100;
+        // q and k weights at 0.15 (randomWallWeights: 0.5): logits of about one unit, as trained
+        // models have. At 0.5 they span tens and bf16 rounding of the residual stream alone moves
+        // the loss by 0.10-0.24 with the fp32 CUDA-core Wall kernel as with the tensor-core one.
+        c.qkWeightScale = 0.15;
         auto request = gpu::wallRequest(dir.path, c, 19u + headDim, 1500);
         request.dtype = core::ComputeDType::BFloat16;
         request.pyramidFinestSide = 256;
+        // Loss to 0.1 (bf16 default 0.06): measured 6.1e-2 (d = 64) and 4.7e-2 (d = 128) with the
+        // tensor-core kernel, 5.9e-2 and 6.0e-2 with the CUDA-core one (A/B in one call, H200).
+        gpu::Tolerances tolerances = gpu::tolerancesFor(core::ComputeDType::BFloat16);
+        tolerances.loss = 0.1;
         gpu::traceBothAndCompare(request, dir.path, fmt::format("random wall bf16 d={}", headDim),
-                                 gpu::tolerancesFor(core::ComputeDType::BFloat16));
+                                 tolerances);
     }
 }
 

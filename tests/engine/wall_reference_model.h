@@ -23,10 +23,11 @@ struct WallRefConfig {
     double softClamp = 0.86;  ///< 0: none
     double gateBias = 2.0;    ///< mean of the gate bias (retention sigmoid(bias) at init)
     double ropeTheta = 10000.0, eps = 1e-6;
-    int window = 0;           ///< window_size; 0: null (full causal)
-    bool sink = false;        ///< use_sink_bias
-    bool scalarGate = false;  ///< use_scalar_gate
-    double scalarBias = 1.5;  ///< mean of the scalar gate bias
+    int window = 0;              ///< window_size; 0: null (full causal)
+    bool sink = false;           ///< use_sink_bias
+    bool scalarGate = false;     ///< use_scalar_gate
+    double scalarBias = 1.5;     ///< mean of the scalar gate bias
+    double qkWeightScale = 0.5;  ///< std of q_proj and k_proj weights
     int gateHeads() const { return tieGates ? kvHeads : heads; }
 };
 
@@ -62,8 +63,8 @@ inline TensorMap randomWallWeights(const WallRefConfig& c, unsigned seed) {
         const std::string p = fmt::format("model.layers.{}.", l);
         r.add(p + "attn_norm.weight", {d}, 0.2, 1.0);
         r.add(p + "mlp_norm.weight", {d}, 0.2, 1.0);
-        r.add(p + "attn.q_proj.weight", {c.heads * hd, d}, 0.5);
-        r.add(p + "attn.k_proj.weight", {c.kvHeads * hd, d}, 0.5);
+        r.add(p + "attn.q_proj.weight", {c.heads * hd, d}, c.qkWeightScale);
+        r.add(p + "attn.k_proj.weight", {c.kvHeads * hd, d}, c.qkWeightScale);
         r.add(p + "attn.v_proj.weight", {c.kvHeads * hd, d}, 0.3);
         r.add(p + "attn.o_proj.weight", {d, c.heads * hd}, 0.3);
         if (c.gateDim > 0) {
