@@ -7,7 +7,8 @@
 //       s[i,j] = p log(|scale q_i.k_j| + eps) + G_i - G_j, m_i = max_j s, l_i = sum_j exp(s - m_i)
 //       + kPowerRowSumEps, out_i = sum_j exp(s - m_i) v_j / l_i, logNormalizer_i = m_i + log l_i.
 // Both are causal (j <= i) and tiled: a CTA owns 64 query rows, visits 64-key tiles staged in
-// shared memory with an online softmax, fp32 arithmetic throughout (CUDA cores, no tensor cores).
+// shared memory with an online softmax, fp32 arithmetic on CUDA cores; bf16 batches at head dims
+// 64 and 128 run on tensor cores instead on sm_90a (wallForward, powerForward below).
 // Wall never overflows at any length: the diagonal tile takes exp(P_i - P_j) <= 1 pair by pair,
 // and every tile strictly before the query block is a plain dot product of q~ = q exp(P_i - R)
 // and k~ = k exp(R - P_j) with the anchor R = P of the block's first query row (the official
