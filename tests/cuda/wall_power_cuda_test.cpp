@@ -467,6 +467,39 @@ TEST_F(WallPowerCudaTest, RejectsBadBatches) {
     EXPECT_EQ(gc::powerForward(power, outputs, nullptr), "");  // nothing to do
 }
 
+// A workspace the tensor-core kernel cannot use (not 16-byte aligned) is an error naming it, not a
+// silent switch of kernels; without the tensor-core kernel it is never read.
+TEST_F(WallPowerCudaTest, WallRejectsAMisalignedWorkspace) {
+    const int64_t n = 100;
+    const int d = 64;
+    DeviceBuffer dq(n * d * 2), dk(n * d * 2), dv(n * d * 2), dp(n * d * 4), dout(n * d * 2);
+    DeviceBuffer workspace(n * d * 2 + 16);
+    ASSERT_TRUE(dq.ptr && dk.ptr && dv.ptr && dp.ptr && dout.ptr && workspace.ptr);
+    for (const DeviceBuffer* b : {&dq, &dk, &dv, &dp})
+        CUDA_OK(cudaMemset(b->ptr, 0, b->bytes));
+    gc::WallBatch wall;
+    wall.heads = 1;
+    wall.n = n;
+    wall.dk = wall.dv = d;
+    wall.gatedChannels = d;
+    wall.dtype = gc::DType::BF16;
+    wall.q = dq.ptr;
+    wall.k = dk.ptr;
+    wall.v = dv.ptr;
+    wall.logDecayCumsum = dp.as<float>();
+    gc::ForwardOutputs outputs;
+    outputs.out = dout.ptr;
+    gc::GatedForwardOptions options;
+    options.roundProbsToBf16 = true;
+    wall.workspace = static_cast<char*>(workspace.ptr) + 2;
+    const std::string error = gc::wallForward(wall, outputs, nullptr, options);
+    CUDA_OK(cudaDeviceSynchronize());
+    if (sm90Device())
+        EXPECT_NE(error.find("workspace"), std::string::npos) << error;
+    else
+        EXPECT_EQ(error, "");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Timing (GATESCOPE_CUDA_TIMING=1): 16 heads, d = 128, bf16 and fp32 inputs, fp32 arithmetic
 // ---------------------------------------------------------------------------------------------
