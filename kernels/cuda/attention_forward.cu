@@ -81,6 +81,27 @@ FlashParams flashParams(const AdditiveDecayBatch& b, const ForwardOutputs& o) {
     return p;
 }
 
+AdditiveDecayBatch additiveDecayShape(const GatedHeads& h) {
+    AdditiveDecayBatch b;
+    b.heads = h.heads;
+    b.n = h.n;
+    b.dk = h.dk;
+    b.dv = h.dv;
+    b.kvGroup = h.kvGroup;
+    b.dtype = h.dtype;
+    b.q = h.q;
+    b.k = h.k;
+    b.v = h.v;
+    b.qHeadStride = h.qHeadStride;
+    b.qRowStride = h.qRowStride;
+    b.kHeadStride = h.kHeadStride;
+    b.kRowStride = h.kRowStride;
+    b.vHeadStride = h.vHeadStride;
+    b.vRowStride = h.vRowStride;
+    b.scale = h.scale;
+    return b;
+}
+
 bool tensorCoreBatch(const AdditiveDecayBatch& b, const FlashParams& p, const ForwardConfig& config,
                      const ForwardOutputs& o) {
     AdditiveDecayBatch strided = b;

@@ -64,6 +64,10 @@ struct FlashParams {
 /// FlashParams of a batch: strides resolved, one c row per query head, no power score.
 FlashParams flashParams(const AdditiveDecayBatch& batch, const ForwardOutputs& outputs);
 
+/// A Wall or power batch's heads as an ungated AdditiveDecayBatch (shape, dtype, pointers,
+/// strides and scale), for their paths through the wgmma kernel.
+AdditiveDecayBatch additiveDecayShape(const GatedHeads& heads);
+
 /// Whether the tensor-core kernels take this batch (attentionForward's test, with the output's
 /// alignment): F16/BF16, dk == dv in {64, 128}, strides multiples of 8, 16-byte aligned.
 bool tensorCoreBatch(const AdditiveDecayBatch& batch, const FlashParams& params,

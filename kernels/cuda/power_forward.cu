@@ -116,25 +116,9 @@ bool tensorCorePowerParams(const PowerBatch& b, const ForwardOutputs& o,
     if (b.dtype != DType::BF16 || !options.roundProbsToBf16 || b.n > (int64_t{1} << 30) ||
         !hasSm90aCode())
         return false;
-    AdditiveDecayBatch flash;
-    flash.heads = b.heads;
-    flash.n = b.n;
-    flash.dk = b.dk;
-    flash.dv = b.dv;
-    flash.kvGroup = b.kvGroup;
-    flash.dtype = b.dtype;
-    flash.q = b.q;
-    flash.k = b.k;
-    flash.v = b.v;
-    flash.qHeadStride = b.qHeadStride;
-    flash.qRowStride = b.qRowStride;
-    flash.kHeadStride = b.kHeadStride;
-    flash.kRowStride = b.kRowStride;
-    flash.vHeadStride = b.vHeadStride;
-    flash.vRowStride = b.vRowStride;
+    AdditiveDecayBatch flash = additiveDecayShape(b);
     flash.logDecayCumsum = b.logDecayCumsum;
     flash.decayHeadStride = rowStrideOr(b.gHeadStride, b.n);
-    flash.scale = b.scale;
     p = flashParams(flash, o);
     if (!tensorCoreBatch(flash, p, ForwardConfig{}, o)) return false;
     p.cGroup = b.gateGroup;
