@@ -10,6 +10,9 @@
 // The power instances (launchWgmmaPower) take gated power attention's logit p log2(|scale q.k| +
 // eps) in place of scale q.k (one lg2 more per score), an exact running max and the rounded row
 // sum plus kPowerRowSumEps, as kernels/cpu/power_attention.h defines them.
+// The Wall instances (launchWgmmaWall; one warpgroup, 64-key tiles, double buffer) take q exp(P_i -
+// P_i0) once and, per earlier tile, the anchored keys times exp(P_i0 - P_last) (wgmma_wall.cuh);
+// the diagonal tile from the raw keys, or pair by pair on CUDA cores when its gates fall too fast.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
