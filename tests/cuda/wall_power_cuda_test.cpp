@@ -97,7 +97,7 @@ double outTolerance(const GatedCase& tc) {
 // The tensor-core kernel multiplies q exp(P_i - P_i0) and k exp(P_i0 - P_j) rounded to bf16, as
 // the official kernel does (the CPU reference keeps them in fp32): each term of a logit moves by
 // up to 2^-8 of itself, about 1e-2 on a logit of these inputs and the lse with it (the largest
-// measured, over the cases here: 3.3e-3 of 1 + |lse|).
+// measured, over the cases here: 5.1e-3 of 1 + |lse|, GQA 4 with steep bursts).
 constexpr double kTensorCoreLseTolerance = 1e-2;
 
 class WallForwardTest : public WallPowerCudaTest,
@@ -224,7 +224,12 @@ INSTANTIATE_TEST_SUITE_P(
         GatedCase{"bf16_d64_N17_clamped", 3, 17, 64, 64, gc::DType::BF16, true, 1, -1, false, 2,
                   GatedCase::Gates::Clamped},
         GatedCase{"bf16_d128_N130_dg100_clamped", 2, 130, 128, 128, gc::DType::BF16, true, 1, 100,
-                  false, 2, GatedCase::Gates::Clamped}),
+                  false, 2, GatedCase::Gates::Clamped},
+        // Whole tiles only (N a multiple of 64), and GQA 4 with untied gates.
+        GatedCase{"bf16_d64_N64_clamped", 2, 64, 64, 64, gc::DType::BF16, true, 1, -1, false, 2,
+                  GatedCase::Gates::Clamped},
+        GatedCase{"bf16_d128_N1024_gqa4_untied_burst", 4, 1024, 128, 128, gc::DType::BF16, true, 4,
+                  -1, false, 2, GatedCase::Gates::Burst}),
     [](const ::testing::TestParamInfo<GatedCase>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------------------------------------
