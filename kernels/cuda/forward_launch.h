@@ -39,6 +39,10 @@ struct WallScore {
 /// attention's (PowerScore) or Wall's (WallScore).
 enum class Logit { Dot, Power, Wall };
 
+/// Key tile (and query block) of the Wall instances; the anchored keys are anchored per tile of
+/// this many keys.
+inline constexpr int kWallTile = 64;
+
 /// Largest fall of P (natural log) within a 64-token diagonal tile that the Wall instances
 /// factor through one anchor: q exp(P_i - P_i0) and k exp(P_i0 - P_j) then stay within e^-64 and
 /// e^64 (bf16 keeps them normal). Wall's soft clamp (spec §1.2, at most 0.86 a token) falls at

@@ -14,8 +14,6 @@ namespace gatescope::kernels::cuda {
 namespace detail {
 namespace {
 
-constexpr int kAnchorTile = 64;  // the wgmma Wall instances' key tile
-
 /// Query heads per anchored-key head: heads sharing both their k/v head and their gate head.
 int keyGroupOf(const WallBatch& b) {
     if (b.kvGroup % b.gateGroup == 0) return b.gateGroup;
@@ -42,7 +40,7 @@ __global__ void anchorWallKeys(AnchorParams a) {
         const int j = static_cast<int>((idx / chunks) % a.n);
         const int hh = static_cast<int>(idx / (int64_t(chunks) * a.n));
         const int h = hh * a.keyGroup;
-        const int last = min(j / kAnchorTile * kAnchorTile + kAnchorTile - 1, a.n - 1);
+        const int last = min(j / kWallTile * kWallTile + kWallTile - 1, a.n - 1);
         const float* P = a.p + (h / a.gateGroup) * a.pHead;
         uint4 x = *reinterpret_cast<const uint4*>(a.k + (h / a.kvGroup) * a.kHead +
                                                   int64_t(j) * a.kRow + ch * 8);

@@ -1,6 +1,7 @@
-// The schedule of the sm_90a wgmma forward (attention_forward_wgmma.cu): warpgroups per CTA,
-// the K/V stage ring and how far ahead it loads, CTA grouping, the thresholds between its
-// variants, its shared memory, and the swizzled tile load. Included by that file only.
+// The schedule of the sm_90a wgmma forward (wgmma_forward_kernel.cuh, launched from
+// attention_forward_wgmma.cu): warpgroups per CTA, the K/V stage ring and how far ahead it loads,
+// CTA grouping, the thresholds between its variants, its shared memory, and the swizzled tile load.
+// Included by those two only.
 #pragma once
 
 #include <cmath>

@@ -1,7 +1,7 @@
-// The Wall instances of the sm_90a forward (attention_forward_wgmma.cu): per-thread pieces that
+// The Wall instances of the sm_90a forward (wgmma_forward_kernel.cuh): per-thread pieces that
 // rescale the thread's own 16-byte chunks of a swizzled tile (the chunks its cp.async copies
 // wrote: row r0 + it * rowStep, channels 8 ch .. 8 ch + 7), and the exact diagonal tile for
-// gates too steep to factor through one anchor. Included by that file only.
+// gates too steep to factor through one anchor. Included by that header only.
 #pragma once
 
 #include <cuda_bf16.h>
