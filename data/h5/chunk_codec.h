@@ -1,6 +1,6 @@
 // Chunk encoding outside HDF5: the bytes that a dataset's filter pipeline (as
 // PropertyList::chunkedDataset builds it: shuffle, then the compressor) stores for one chunk, so
-// that chunks can be compressed on worker threads and handed to HDF5 whole (writeChunks). Exactly
+// that chunks can be compressed on worker threads and handed to HDF5 whole (ChunkWriter). Exactly
 // HDF5's bytes, except deflate at level 1 in a build with ISA-L (GATESCOPE_HAVE_ISAL): there
 // ISA-L's igzip writes the zlib stream, another encoding of the same data that every deflate
 // reader inflates, about 10x faster than zlib.

@@ -1,8 +1,9 @@
-// Many chunks of one dataset written at once: compressed on worker threads, stored in order.
+// Chunks of datasets written at once: compressed on a pool of worker threads, stored in order.
 #pragma once
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "data/h5/chunk_codec.h"
@@ -20,14 +21,40 @@ struct PlainChunk {
     std::function<void(void* out)> fill = {};
 };
 
-/// Encodes `chunks` (each `chunkBytes` long) as `encoding` says on up to `threads` threads
-/// (0: all cores; never more than there are chunks) and stores them in order with
-/// Dataset::writeRawChunk, a bounded batch at a time; the next batch is encoded while one is
-/// stored. Encoding runs without the HDF5 lock when the caller does not hold it. Errors: Internal
-/// (an encoder failed), Io (a write failed), Cancelled (`cancel` was set when a batch was due: a
-/// large array stops within two batches); chunks of earlier batches may then be stored.
-Status writeChunks(Dataset& dataset, const ChunkEncoding& encoding, size_t chunkBytes,
-                   const std::vector<PlainChunk>& chunks, int threads,
-                   const std::atomic<bool>* cancel = nullptr);
+/// Chunks of one dataset, each `chunkBytes` long, to be encoded as `encoding` says (the
+/// dataset's own pipeline: chunk_codec.h).
+struct ChunkSet {
+    Dataset* dataset = nullptr;  ///< not owned
+    ChunkEncoding encoding;
+    size_t chunkBytes = 0;
+    std::vector<PlainChunk> chunks;
+};
+
+/// Encodes chunks on worker threads that live as long as it does and stores them in order with
+/// Dataset::writeRawChunk, a bounded batch at a time: while the calling thread stores batch k
+/// (HDF5 is serial), the workers encode batch k + 1. Many small sets (a layer's factors and
+/// pyramid levels) handed over in one write() share the batches, so the store of one overlaps
+/// the encoding of the next.
+///
+/// Threading: one write() at a time, from any one thread; the workers call no HDF5 function, so
+/// encoding runs without the HDF5 lock when the caller does not hold it.
+class ChunkWriter {
+public:
+    /// `threads` encoders, the calling thread included (0: all cores); the workers start at the
+    /// first write that has chunks to encode.
+    explicit ChunkWriter(int threads = 0);
+    ~ChunkWriter();
+    ChunkWriter(const ChunkWriter&) = delete;
+    ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+    /// Writes every chunk of `sets`, in order. Errors: Internal (an encoder failed), Io (a store
+    /// failed), Cancelled (`cancel` was set when a batch was due: a large write stops within two
+    /// batches); chunks of earlier batches may then be stored.
+    Status write(const std::vector<ChunkSet>& sets, const std::atomic<bool>* cancel = nullptr);
+
+private:
+    struct Pool;
+    std::unique_ptr<Pool> m_pool;
+};
 
 }  // namespace gatescope::data::h5

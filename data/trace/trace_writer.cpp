@@ -39,6 +39,12 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::filesystem::
     if (!file) return file.error();
     Storage& storage = *writer->m_storage;
     storage.file = std::move(*file);
+    storage.chunkWriter = std::make_unique<h5::ChunkWriter>(options.encodeThreads);
+    if (options.flushWhileWriting) {
+        auto flush = BackgroundFlush::start(temp);
+        if (!flush) return writer->fail(flush.error());
+        storage.flush = std::move(*flush);
+    }
     auto root = h5::Group::root(storage.file);
     if (!root) return writer->fail(root.error());
     storage.root = std::move(*root);
@@ -81,6 +87,10 @@ void TraceWriter::abandon() {
     // Detached first, so that closing the datasets and the file flushes into memory: a close
     // that fails (disk full) would leave the file open in HDF5.
     h5::File& file = m_storage->file;
+    if (m_storage->flush) (void)m_storage->flush->stop();
+    m_storage->queued.clear();
+    m_storage->queuedBuffers.clear();
+    m_storage->holding = false;
     if (file.valid()) (void)file.detachFromDisk();
     m_storage->layers.clear();
     m_storage->root = h5::Group();
@@ -112,6 +122,31 @@ Status TraceWriter::writeManifest(const nlohmann::json& manifest) {
     return Ok{};
 }
 
+void TraceWriter::holdWrites() {
+    m_storage->holding = true;
+}
+
+Status TraceWriter::writeHeld() {
+    m_storage->holding = false;
+    if (auto rc = usable(); !rc) return rc;
+    if (auto rc = writeQueued(); !rc) return fail(rc.error());
+    return Ok{};
+}
+
+Status TraceWriter::store(h5::ChunkSet set, std::unique_ptr<unsigned char[]> buffer) {
+    m_storage->queued.push_back(std::move(set));
+    if (buffer) m_storage->queuedBuffers.push_back(std::move(buffer));
+    return m_storage->holding ? Status(Ok{}) : writeQueued();
+}
+
+Status TraceWriter::writeQueued() {
+    Storage& s = *m_storage;
+    auto rc = s.chunkWriter->write(s.queued, m_options.cancel);
+    s.queued.clear();
+    s.queuedBuffers.clear();
+    return rc;
+}
+
 Status TraceWriter::commit() {
     auto lock = h5::lockLibrary();
     if (auto rc = usable(); !rc) return rc;
@@ -120,6 +155,7 @@ Status TraceWriter::commit() {
     if (m_nTokens == 0) missing += " tokens";
     if (!m_hasPerToken) missing += " per_token";
     if (!missing.empty()) return usage("cannot commit an incomplete trace; missing:" + missing);
+    if (auto held = writeHeld(); !held) return held;
     auto rc = h5::writeAttribute(m_storage->root, "n_layers",
                                  static_cast<int64_t>(m_storage->layers.size()));
     if (!rc) return fail(rc.error());
@@ -127,6 +163,8 @@ Status TraceWriter::commit() {
     m_storage->root = h5::Group();
     rc = m_storage->file.flush();
     if (rc) rc = m_storage->file.close();
+    // Stopped before the last fsync: a writeback error it was told of would not reach that one.
+    if (rc && m_storage->flush) rc = m_storage->flush->stop();
     if (rc) rc = commitFile(m_tempPath, m_finalPath);
     if (!rc) return fail(rc.error());
     m_committed = true;

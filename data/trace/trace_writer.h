@@ -25,6 +25,7 @@ class Dataset;
 class Group;
 class Object;
 struct ChunkEncoding;
+struct ChunkSet;
 }  // namespace h5
 
 struct TraceWriterOptions {
@@ -45,6 +46,10 @@ struct TraceWriterOptions {
     /// (data/trace/derived_decay.h, format v3). False stores it as v2 did.
     bool deriveDecayPyramids = true;
     int encodeThreads = 0;  ///< threads that compress the chunks of one call (0: all cores)
+    /// Flush the file to disk while it is written (data/common/background_flush.h), so that
+    /// commit's fsync waits only for the tail. False only to measure what that buys (the GPU
+    /// trace bench's A/B).
+    bool flushWhileWriting = true;
     /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
     /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
     /// must outlive the writer.
@@ -132,8 +137,18 @@ public:
     Status writePyramidLevel(int layer, std::string_view map, Pool pool, int level, int head,
                              const float* cells, int heads = 1);
 
-    /// Flushes, closes and fsyncs the temporary file, then renames it to the final path (and
-    /// fsyncs the folder). After success the writer accepts no more calls.
+    /// Queues the chunks of the gates, factor and pyramid writes that follow instead of storing
+    /// them, until writeHeld(): then they are encoded and stored together, so that a layer's
+    /// arrays share the encoder threads and storing one overlaps encoding the next. Everything
+    /// else about those calls (argument checks and their errors) happens at the call. The data
+    /// they were handed must stay valid and unchanged until writeHeld() returns.
+    void holdWrites();
+    /// Encodes and stores what holdWrites() queued, and stops queueing. Errors: those of the
+    /// writes (Io, Internal, Cancelled); the writer then fails.
+    Status writeHeld();
+
+    /// Writes anything still held, flushes, closes and fsyncs the temporary file, then renames it
+    /// to the final path (and fsyncs the folder). After success the writer accepts no more calls.
     Status commit();
 
     const std::filesystem::path& finalPath() const { return m_finalPath; }
@@ -173,6 +188,12 @@ private:
     Status checkFactorHead(int layer, std::string_view name, int head, const void* data,
                            ArrayState** state);
     h5::ChunkEncoding encoding(size_t elementSize) const;
+    /// Stores `set` now, or queues it while holding; `buffer` (may be null) holds memory its
+    /// chunks point into and is kept until they are stored. Errors as ChunkWriter::write's; the
+    /// caller fails the writer.
+    Status store(h5::ChunkSet set, std::unique_ptr<unsigned char[]> buffer = {});
+    /// Writes the queued chunks (ChunkWriter::write) and empties the queue.
+    Status writeQueued();
     /// The dataset of a created pyramid's level, after checking layer, map, level and head.
     Result<h5::Dataset*> pyramidLevel(int layer, std::string_view map, Pool pool, int level,
                                       int head);

@@ -73,7 +73,8 @@ Status TraceWriter::writeHeads(ArrayState& state, int firstHead, int heads, cons
     const int64_t inPlace = asIs ? n / rows : 0;  // chunks encoded from `data` itself
     const size_t copied = perHead - static_cast<size_t>(inPlace) * chunkBytes;
     // Heads go to the encoder together, so that a call has chunks for every core (one head of a
-    // 16k-token factor is 4 chunks); a group's copies stay under 256 MB.
+    // 16k-token factor is 4 chunks); a group's copies stay under 256 MB (while writes are held,
+    // every group's copies stay until writeHeld).
     const int group =
         static_cast<int>(std::clamp<size_t>((size_t{256} << 20) / std::max<size_t>(copied, 1), 1,
                                             static_cast<size_t>(std::max(heads, 1))));
@@ -121,8 +122,8 @@ Status TraceWriter::writeHeads(ArrayState& state, int firstHead, int heads, cons
                 list.push_back({std::move(offset), chunk});
             }
         }
-        if (auto rc = h5::writeChunks(state.dataset, encoding(elementSize), chunkBytes, list,
-                                      m_options.encodeThreads, m_options.cancel);
+        if (auto rc = store({&state.dataset, encoding(elementSize), chunkBytes, std::move(list)},
+                            std::move(stored));
             !rc)
             return rc;
     }

@@ -147,14 +147,16 @@ Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool,
                      schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const auto cells = static_cast<size_t>(chunkSide * chunkSide);
-    auto chunk = std::make_unique_for_overwrite<float[]>(cells);  // fillChunk writes every cell
+    // fillChunk writes every cell
+    auto chunk = std::make_unique_for_overwrite<unsigned char[]>(cells * sizeof(float));
     fillChunk(tile, kTileSide, std::min(kTileSide, side - tileRow * kTileSide),
-              std::min(kTileSide, side - tileCol * kTileSide), tileRow == tileCol, chunk.get(),
-              chunkSide);
+              std::min(kTileSide, side - tileCol * kTileSide), tileRow == tileCol,
+              reinterpret_cast<float*>(chunk.get()), chunkSide);
     const h5::Dims offset{static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
                           static_cast<hsize_t>(tileCol * kTileSide)};
-    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)), cells * sizeof(float),
-                              {{offset, chunk.get()}}, 1);
+    const void* data = chunk.get();
+    auto rc = store({*dataset, encoding(sizeof(float)), cells * sizeof(float), {{offset, data}}},
+                    std::move(chunk));
     if (!rc) return fail(rc.error());
     return Ok{};
 }
@@ -172,8 +174,8 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
                      schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
-    // Each tile is gathered from the level by the worker that encodes it (writeChunks), so memory
-    // stays bounded by writeChunks' batch while a 16384-cell level has 2080 causal tiles, and the
+    // Each tile is gathered from the level by the worker that encodes it (h5::ChunkWriter), so
+    // memory stays bounded by its batch while a 16384-cell level has 2080 causal tiles, and the
     // gathering (every stored byte copied once) runs on every encoder thread; the heads' tiles
     // share the batches, so that a coarse level of one tile still gives every thread work.
     std::vector<h5::PlainChunk> chunks;
@@ -196,9 +198,8 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
             }
         }
     }
-    auto rc = h5::writeChunks(**dataset, encoding(sizeof(float)),
-                              static_cast<size_t>(chunkCells) * sizeof(float), chunks,
-                              m_options.encodeThreads, m_options.cancel);
+    auto rc = store({*dataset, encoding(sizeof(float)),
+                     static_cast<size_t>(chunkCells) * sizeof(float), std::move(chunks)});
     if (!rc) return fail(rc.error());
     return Ok{};
 }

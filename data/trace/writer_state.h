@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "data/common/background_flush.h"
+#include "data/h5/chunk_writer.h"
 #include "data/h5/dataset.h"
 #include "data/h5/file.h"
 #include "data/trace/trace_writer.h"
@@ -47,6 +49,14 @@ struct TraceWriter::LayerState {
 /// failure closes it.
 struct TraceWriter::Storage {
     h5::File file;
+    /// Writes the file's pages to disk as it grows (null when the options turn it off).
+    std::unique_ptr<BackgroundFlush> flush;
+    /// Encodes and stores chunks; its threads live as long as the writer.
+    std::unique_ptr<h5::ChunkWriter> chunkWriter;
+    /// Chunks queued by TraceWriter::store and the buffers they point into (holdWrites).
+    std::vector<h5::ChunkSet> queued;
+    std::vector<std::unique_ptr<unsigned char[]>> queuedBuffers;
+    bool holding = false;
     h5::Group root;
     std::map<int, LayerState> layers;
 };

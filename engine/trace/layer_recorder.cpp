@@ -144,6 +144,20 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
         ++m_recorded;
         return Ok{};
     }
+    // The layer's arrays and pyramid levels go to the encoders as one write (storing one overlaps
+    // encoding the next); everything they point into (the staged host buffer, `widened`) lives
+    // until writeHeld returns, on every path.
+    std::deque<std::vector<float>> widened;
+    m_writer.holdWrites();
+    Status queued = queueStaged(s, widened);
+    Status held = m_writer.writeHeld();
+    if (!queued) return queued;
+    if (!held) return held;
+    ++m_recorded;
+    return Ok{};
+}
+
+Status LayerRecorder::queueStaged(const StagedLayer& s, std::deque<std::vector<float>>& widened) {
     if (auto st = m_writer.writeLayer(s.layer, headerOf(s.attention)); !st) return st;
     for (const auto& a : s.arrays) {
         int64_t count = 1;
@@ -159,8 +173,8 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
             continue;
         }
         if (a.bf16) {
-            widenBf16(s.host + a.offset, count, m_widened);
-            data = m_widened.data();
+            widenBf16(s.host + a.offset, count, widened.emplace_back());
+            data = widened.back().data();
         }
         if (a.name == "log_retention") {
             if (a.shape.size() != 3)
@@ -221,7 +235,6 @@ Status LayerRecorder::writeStaged(const StagedLayer& s) {
             if (head >= 0 && head < heads)
                 if (auto st = writeLevels(head, 1); !st) return st;
     }
-    ++m_recorded;
     return Ok{};
 }
 

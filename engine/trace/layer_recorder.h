@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -64,6 +65,9 @@ private:
                                     const std::set<int>& heads);
     /// The writer thread's half of the DevicePipeline: one staged layer into the file.
     Status writeStaged(const StagedLayer& staged);
+    /// writeStaged's writes, queued while the writer holds them; bf16 arrays stored as float32
+    /// are widened into buffers appended to `widened`.
+    Status queueStaged(const StagedLayer& staged, std::deque<std::vector<float>>& widened);
     void setFailure(Error error);
 
     data::TraceWriter& m_writer;
@@ -75,7 +79,6 @@ private:
     std::optional<Error> m_failure;
     std::atomic<int> m_recorded{0};
     bool m_discard = false;
-    std::vector<float> m_widened;  ///< bf16 arrays widened to float32 (writer thread)
     std::unique_ptr<DevicePipeline> m_pipeline;
 };
 

@@ -3,8 +3,11 @@
 // decodes it), and chunks written in parallel read back through HDF5 as written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <random>
 
 #include "data/h5/chunk_writer.h"
@@ -150,7 +153,9 @@ TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
     for (auto& v : expected)
         v = normal(rng);
     // Deflate at level 1 is ISA-L's stream where the build has it (chunk_codec.h), zlib's at 4.
-    // 35 chunks in batches of 12 (3 threads): each stored while the next one encodes.
+    // 35 chunks in batches of 12 (3 threads): each stored while the next one encodes. One
+    // writer for every codec: its workers serve write after write.
+    ChunkWriter writer(3);
     for (auto [compression, level] : {std::pair{Compression::Deflate, 1},
                                       {Compression::Deflate, 4},
                                       {Compression::Zstd, 4},
@@ -188,13 +193,115 @@ TEST(ChunkWriter, ParallelChunksReadBackThroughHdf5) {
                 }
             }
         }
-        ASSERT_TRUE(
-            writeChunks(dataset, {compression, level, 4}, chunkRows * chunkCols * 4, chunks, 3));
+        const size_t count = chunks.size();
+        ASSERT_TRUE(writer.write(
+            {{&dataset, {compression, level, 4}, chunkRows * chunkCols * 4, std::move(chunks)}}));
         std::vector<float> read(rows * cols, -1.0f);
         ASSERT_TRUE(dataset.read(f32, read.data()));
         EXPECT_EQ(read, expected) << name;
-        EXPECT_EQ(dataset.allocatedChunks().value(), chunks.size());
+        EXPECT_EQ(dataset.allocatedChunks().value(), count);
     }
+}
+
+// Sets of several datasets (chunk sizes, element sizes and codecs of their own) in one write
+// share its batches; each chunk lands in its own dataset.
+TEST(ChunkWriter, SetsOfSeveralDatasetsInOneWrite) {
+    testing::TempDir dir;
+    auto file = File::create((dir / "sets.h5").string());
+    ASSERT_TRUE(file);
+    auto root = Group::root(*file).value();
+    const Type f32 = Type::nativeFloat();
+    struct Spec {
+        const char* name;
+        hsize_t rows, chunkRows;
+        Compression compression;
+        int level;
+    };
+    const Spec specs[] = {{"a", 1000, 7, Compression::Deflate, 1},
+                          {"b", 64, 64, Compression::Lz4, 1},
+                          {"c", 300, 32, Compression::None, 0},
+                          {"d", 513, 100, Compression::Zstd, 3}};
+    constexpr hsize_t cols = 24;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal;
+    std::vector<Dataset> datasets;
+    std::vector<std::vector<float>> expected;
+    std::deque<std::vector<float>> padded;  // chunks point into it: it never moves them
+    datasets.reserve(std::size(specs));
+    for (const Spec& spec : specs) {
+        auto dcpl = PropertyList::chunkedDataset({spec.chunkRows, cols}, spec.compression,
+                                                 spec.level, f32, {});
+        datasets.push_back(Dataset::create(root, spec.name, f32, {spec.rows, cols}, *dcpl).value());
+        auto& values = expected.emplace_back(spec.rows * cols);
+        for (auto& v : values)
+            v = normal(rng);
+    }
+    std::vector<ChunkSet> sets;
+    for (size_t d = 0; d < std::size(specs); ++d) {
+        const Spec& spec = specs[d];
+        ChunkSet set{
+            &datasets[d], {spec.compression, spec.level, 4}, spec.chunkRows * cols * 4, {}};
+        for (hsize_t r0 = 0; r0 < spec.rows; r0 += spec.chunkRows) {
+            auto& chunk = padded.emplace_back(spec.chunkRows * cols, 0.0f);
+            const hsize_t rows = std::min(spec.chunkRows, spec.rows - r0);
+            std::copy_n(expected[d].begin() + static_cast<ptrdiff_t>(r0 * cols), rows * cols,
+                        chunk.begin());
+            const float* data = chunk.data();
+            const size_t bytes = chunk.size() * 4;
+            if ((r0 / spec.chunkRows) % 3 == 1)  // some gathered on the worker, codec or not
+                set.chunks.push_back({{r0, 0}, nullptr, [data, bytes](void* out) {
+                                          std::memcpy(out, data, bytes);
+                                      }});
+            else
+                set.chunks.push_back({{r0, 0}, data});
+        }
+        sets.push_back(std::move(set));
+    }
+    ChunkWriter writer(4);
+    ASSERT_TRUE(writer.write(sets));
+    for (size_t d = 0; d < std::size(specs); ++d) {
+        std::vector<float> read(expected[d].size(), -1.0f);
+        ASSERT_TRUE(datasets[d].read(f32, read.data()));
+        EXPECT_EQ(read, expected[d]) << specs[d].name;
+        EXPECT_EQ(datasets[d].allocatedChunks().value(), sets[d].chunks.size()) << specs[d].name;
+    }
+}
+
+// Cancelled while encoders run ahead: the write stops within the next 64 chunks, returns
+// Cancelled, leaves the rest unstored, and its encoders are free for the next write.
+TEST(ChunkWriter, CancelStopsTheWriteAndFreesTheEncoders) {
+    testing::TempDir dir;
+    auto file = File::create((dir / "cancel.h5").string());
+    ASSERT_TRUE(file);
+    auto root = Group::root(*file).value();
+    const Type f32 = Type::nativeFloat();
+    constexpr hsize_t chunkRows = 16, cols = 16, rows = 1000 * chunkRows;
+    auto dcpl = PropertyList::chunkedDataset({chunkRows, cols}, Compression::Deflate, 1, f32, {});
+    auto dataset = Dataset::create(root, "d", f32, {rows, cols}, *dcpl).value();
+    std::atomic<bool> cancel{false};
+    std::atomic<int> filled{0};
+    ChunkSet set{&dataset, {Compression::Deflate, 1, 4}, chunkRows * cols * 4, {}};
+    for (hsize_t r0 = 0; r0 < rows; r0 += chunkRows)
+        set.chunks.push_back({{r0, 0}, nullptr, [&](void* out) {
+                                  std::memset(out, 0, chunkRows * cols * 4);
+                                  if (++filled == 10) cancel = true;
+                              }});
+    ChunkWriter writer(4);
+    auto rc = writer.write({set}, &cancel);
+    ASSERT_FALSE(rc);
+    EXPECT_EQ(rc.error().kind, ErrorKind::Cancelled);
+    const uint64_t stored = dataset.allocatedChunks().value();
+    EXPECT_GE(stored, 9u);
+    EXPECT_LT(stored, 128u);
+    EXPECT_LT(filled.load(), 1000) << "encoders stop taking chunks";
+    // The same writer serves the next write in full.
+    cancel = false;
+    auto again = Dataset::create(root, "e", f32, {rows, cols}, *dcpl).value();
+    set.dataset = &again;
+    for (auto& chunk : set.chunks)
+        chunk.fill = [](void* out) { std::memset(out, 0, chunkRows * cols * 4); };
+    ASSERT_TRUE(writer.write({set}, &cancel));
+    EXPECT_EQ(again.allocatedChunks().value(), set.chunks.size());
 }
 
 }  // namespace

@@ -15,10 +15,11 @@ using testing::Sample;
 struct Case {
     int64_t n;
     Compression compression;
+    bool held = false;  ///< each layer's writes held and stored together
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
-    *out << "N=" << c.n << " " << toString(c.compression);
+    *out << "N=" << c.n << " " << toString(c.compression) << (c.held ? " held" : "");
 }
 
 class RoundTrip : public ::testing::TestWithParam<Case> {};
@@ -132,7 +133,7 @@ TEST_P(RoundTrip, EveryDatasetKind) {
     auto path = dir / "trace.h5";
     TraceWriterOptions options;
     options.compression = param.compression;
-    auto rc = testing::writeSample(sample, path, options);
+    auto rc = testing::writeSample(sample, path, options, param.held);
     ASSERT_TRUE(rc) << rc.error().describe();
     EXPECT_FALSE(std::filesystem::exists(path.string() + ".partial-" + std::to_string(getpid())));
 
@@ -150,7 +151,8 @@ TEST_P(RoundTrip, EveryDatasetKind) {
 }
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-    return "N" + std::to_string(info.param.n) + "_" + toString(info.param.compression);
+    return "N" + std::to_string(info.param.n) + "_" + toString(info.param.compression) +
+           (info.param.held ? "_held" : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -159,7 +161,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{257, Compression::Deflate}, Case{1000, Compression::Deflate},
                       Case{1, Compression::None}, Case{257, Compression::None},
                       Case{1, Compression::Zstd}, Case{1000, Compression::Zstd},
-                      Case{1, Compression::Lz4}, Case{1000, Compression::Lz4}),
+                      Case{1, Compression::Lz4}, Case{1000, Compression::Lz4},
+                      Case{1000, Compression::Deflate, true}, Case{257, Compression::None, true},
+                      Case{1000, Compression::Zstd, true}),
     caseName);
 
 }  // namespace

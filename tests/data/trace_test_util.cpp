@@ -118,7 +118,7 @@ float expectedPyramidCell(const Sample& sample, int layer, const std::string& ma
 }
 
 Status writeSample(const Sample& sample, const std::filesystem::path& path,
-                   TraceWriterOptions options) {
+                   TraceWriterOptions options, bool holdEachLayer) {
     // The sample's pyramid cells are arbitrary values, not the decay of its c: stored as written
     // (a one-token c is non-increasing, and the writer would derive its decay map).
     options.deriveDecayPyramids = false;
@@ -131,6 +131,7 @@ Status writeSample(const Sample& sample, const std::filesystem::path& path,
         const SampleLayer& layer = sample.layers[l];
         int li = static_cast<int>(l);
         if (auto rc = w.writeLayer(li, layer.header); !rc) return rc;
+        if (holdEachLayer) w.holdWrites();
         if (!layer.gates.empty()) {
             auto rc = w.writeGates(li, layer.gates.data(), layer.header.nHeads, sample.n,
                                    layer.header.nChannels);
@@ -161,6 +162,9 @@ Status writeSample(const Sample& sample, const std::filesystem::path& path,
                             }
             }
         }
+        const bool last = l + 1 == sample.layers.size();
+        if (holdEachLayer && !last)
+            if (auto rc = w.writeHeld(); !rc) return rc;
     }
     if (auto rc = w.writePerToken(sample.perToken); !rc) return rc;
     return w.commit();

@@ -58,9 +58,10 @@ float expectedPyramidCell(const Sample& sample, int layer, const std::string& ma
                           int level, int head, int64_t row, int64_t col);
 
 /// Writes the whole sample (every causal tile of every pyramid level, decay stored, never derived)
-/// and commits.
+/// and commits. `holdEachLayer`: each layer's writes are held and written together
+/// (TraceWriter::holdWrites), the last layer's by commit.
 Status writeSample(const Sample& sample, const std::filesystem::path& path,
-                   TraceWriterOptions options = {});
+                   TraceWriterOptions options = {}, bool holdEachLayer = false);
 
 /// The token text the trace stores for `text`: invalid UTF-8 bytes become U+FFFD.
 std::string expectedStoredText(const std::string& text);

@@ -16,11 +16,12 @@
 // is on local disk), timed to the writer's commit (fsync and
 // rename): what a user waits for. The disk's sequential write bandwidth is measured in the same
 // run beside it (the trace's byte count written in 64 MiB blocks, then fsync, in the same
-// folder), and the issue's time goal is printed: full <= 1.2 x max(landed, bytes / bandwidth).
-// Peak device memory is polled with cudaMemGetInfo every millisecond (CUDA context, fp32 + bf16
-// weights and LibTorch's cache included); peak host memory is the process's VmHWM, reset before
-// each timed run (/proc/self/clear_refs). GATESCOPE_GPU_BENCH_MODEL names the folder of the random
-// checkpoint (default /tmp/gatescope-gpu-bench/fox-pro-760m-random; written when absent).
+// folder; once plainly, once flushed while written: the faster counts), and the issue's time goal
+// is printed: full <= 1.2 x max(landed, bytes / bandwidth). Peak device memory is polled with
+// cudaMemGetInfo every millisecond (CUDA context, fp32 + bf16 weights and LibTorch's cache
+// included); peak host memory is the process's VmHWM, reset before each timed run
+// (/proc/self/clear_refs). GATESCOPE_GPU_BENCH_MODEL names the folder of the random checkpoint
+// (default /tmp/gatescope-gpu-bench/fox-pro-760m-random; written when absent).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -41,6 +43,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/model/model.h"
 #include "core/sample/random_fox_checkpoint.h"
+#include "data/common/background_flush.h"
 #include "data/common/compression.h"
 #include "data/trace/manifest.h"
 #include "data/trace/pyramid_geometry.h"
@@ -118,8 +121,10 @@ double peakHostMemoryGiB() {
 }
 
 /// The disk's sequential write bandwidth in GB/s: `bytes` written to a file in `dir` in 64 MiB
-/// blocks (not zeros), then fsync; the file is removed.
-double diskWriteBandwidth(const fs::path& dir, uint64_t bytes) {
+/// blocks (not zeros), then fsync; the file is removed. With `flushWhileWriting`, a
+/// BackgroundFlush writes the pages out as they come (as the trace writer does), which measures
+/// the disk itself rather than a copy into memory followed by the disk.
+double diskWriteBandwidth(const fs::path& dir, uint64_t bytes, bool flushWhileWriting) {
     const fs::path path = dir / "bandwidth.bin";
     std::vector<char> block(64 << 20);
     std::mt19937_64 rng(5);
@@ -130,12 +135,18 @@ double diskWriteBandwidth(const fs::path& dir, uint64_t bytes) {
     const auto start = Clock::now();
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -1;
+    std::unique_ptr<data::BackgroundFlush> flush;
+    if (flushWhileWriting) {
+        auto started = data::BackgroundFlush::start(path);
+        if (started) flush = std::move(*started);
+    }
     for (uint64_t done = 0; done < bytes;) {
         const auto chunk = static_cast<std::size_t>(std::min<uint64_t>(block.size(), bytes - done));
         const ssize_t w = ::write(fd, block.data(), chunk);
         if (w <= 0) break;
         done += static_cast<uint64_t>(w);
     }
+    if (flush) (void)flush->stop();
     ::fsync(fd);
     ::close(fd);
     const double s = seconds(start);
@@ -217,7 +228,8 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
     // v2: the format before issue 24's "Bytes" (q, k, v widened to float32, decay pyramids
     // stored); otherwise format v3 (bf16 factors as bf16, decay pyramids derived by readers).
     auto traced = [&](bool factors, bool write, bool pyramids = true, bool v2 = false,
-                      const char* name = "bench.h5", double* keep = nullptr) {
+                      const char* name = "bench.h5", double* keep = nullptr,
+                      bool flushWhileWriting = true) {
         const auto start = Clock::now();
         core::TraceRequest request;
         request.storeFactors = factors;
@@ -226,6 +238,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         request.writer.compressionLevel = level;
         request.writer.bf16Factors = !v2;
         request.writer.deriveDecayPyramids = !v2;
+        request.writer.flushWhileWriting = flushWhileWriting;
         const fs::path out = work / name;
         auto writer = data::TraceWriter::create(out, request.writer);
         ASSERT_TRUE(writer) << writer.error().describe();
@@ -284,6 +297,16 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         std::printf("[gpu-bench] full-v2   %8.3f s   (written and committed)\n", fullV2);
         bytes("bench-v2.h5", "v2");
     }
+    // A/B: the writer's background flush off (commit's fsync writes the whole file), before the
+    // timed full trace with it on; the file is removed so that the page cache starts alike.
+    double fullUnflushed = 0;
+    traced(true, true, true, false, "bench-unflushed.h5", &fullUnflushed, false);
+    std::printf("[gpu-bench] full, no background flush %8.3f s   (written and committed)\n",
+                fullUnflushed);
+    {
+        std::error_code ec;
+        fs::remove(work / "bench-unflushed.h5", ec);
+    }
     resetPeakHostMemory();
     MemoryPoller fullPoller;
     traced(true, true, true, false, "bench.h5", &full);
@@ -300,14 +323,22 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
     std::error_code sizeEc;
     const auto traceBytes = fs::file_size(work / "bench.h5", sizeEc);
     if (!sizeEc) {
-        const double bandwidth = diskWriteBandwidth(work, traceBytes);
+        // Both ways of writing; the faster sets the goal (the stricter bound).
+        const double copyThenSync = diskWriteBandwidth(work, traceBytes, false);
+        const double flushedAsWritten = diskWriteBandwidth(work, traceBytes, true);
+        const double bandwidth = std::max(copyThenSync, flushedAsWritten);
+        std::printf(
+            "[gpu-bench] disk bandwidth: written then fsynced %.3f GB/s, flushed while "
+            "written %.3f GB/s\n",
+            copyThenSync, flushedAsWritten);
         const double disk = traceBytes / 1e9 / bandwidth;
         const double bound = std::max(landed, disk);
         std::printf(
             "[gpu-bench] disk: %.3f GB written and fsynced at %.3f GB/s (%.3f s); goal "
             "1.2 x max(landed %.3f s, disk %.3f s) = %.3f s; full %.3f s = %.2fx of "
-            "max(landed, disk)\n",
-            traceBytes / 1e9, bandwidth, disk, landed, disk, 1.2 * bound, full, full / bound);
+            "max(landed, disk) (no background flush: %.3f s = %.2fx)\n",
+            traceBytes / 1e9, bandwidth, disk, landed, disk, 1.2 * bound, full, full / bound,
+            fullUnflushed, fullUnflushed / bound);
     }
     const auto levels = data::defaultPyramidLevels(n, 1024);
     std::printf(
