@@ -30,26 +30,28 @@ struct ChunkSet {
     std::vector<PlainChunk> chunks;
 };
 
-/// Encodes chunks on worker threads that live as long as it does and stores them in order with
-/// Dataset::writeRawChunk, a bounded batch at a time: while the calling thread stores batch k
-/// (HDF5 is serial), the workers encode batch k + 1. Many small sets (a layer's factors and
-/// pyramid levels) handed over in one write() share the batches, so the store of one overlaps
-/// the encoding of the next.
+/// Encodes chunks on encoder threads that live as long as it does, and stores them in order with
+/// Dataset::writeRawChunk on the calling thread (HDF5 is serial), each as soon as it is encoded.
+/// The encoders take chunks one at a time and run at most 8 chunks a thread ahead of the store,
+/// which bounds the encoded bytes in memory. Many small sets (a layer's factors and pyramid
+/// levels) handed over in one write() share the encoders, so storing one overlaps encoding the
+/// next.
 ///
-/// Threading: one write() at a time, from any one thread; the workers call no HDF5 function, so
+/// Threading: one write() at a time, from any one thread; the encoders call no HDF5 function, so
 /// encoding runs without the HDF5 lock when the caller does not hold it.
 class ChunkWriter {
 public:
-    /// `threads` encoders, the calling thread included (0: all cores); the workers start at the
-    /// first write that has chunks to encode.
+    /// `threads` threads in all (0: all cores): the calling thread stores, threads - 1 encode
+    /// (with one, the calling thread encodes too). The encoders start at the first write that
+    /// has chunks to encode.
     explicit ChunkWriter(int threads = 0);
     ~ChunkWriter();
     ChunkWriter(const ChunkWriter&) = delete;
     ChunkWriter& operator=(const ChunkWriter&) = delete;
 
     /// Writes every chunk of `sets`, in order. Errors: Internal (an encoder failed), Io (a store
-    /// failed), Cancelled (`cancel` was set when a batch was due: a large write stops within two
-    /// batches); chunks of earlier batches may then be stored.
+    /// failed), Cancelled (`cancel` is polled every 64 chunks stored); the chunks before the
+    /// failure are then stored, the others not.
     Status write(const std::vector<ChunkSet>& sets, const std::atomic<bool>* cancel = nullptr);
 
 private:

@@ -45,7 +45,8 @@ struct TraceWriterOptions {
     /// (every head non-increasing) is not stored: readers derive its cells from c
     /// (data/trace/derived_decay.h, format v3). False stores it as v2 did.
     bool deriveDecayPyramids = true;
-    int encodeThreads = 0;  ///< threads that compress the chunks of one call (0: all cores)
+    /// Threads of the writer's h5::ChunkWriter (0: all cores): one stores, the others compress.
+    int encodeThreads = 0;
     /// Flush the file to disk while it is written (data/common/background_flush.h), so that
     /// commit's fsync waits only for the tail. False only to measure what that buys (the GPU
     /// trace bench's A/B).
@@ -72,8 +73,9 @@ struct TraceWriterOptions {
 /// Threading: not thread-safe; use one writer from one thread. Every HDF5 call holds the
 /// process-wide HDF5 lock, so readers of other traces on other threads stay safe. The chunks of
 /// factor and gate heads and of pyramid levels are compressed outside HDF5, without that lock, on
-/// up to `encodeThreads` threads, and stored whole (H5Dwrite_chunk): byte for byte what HDF5's
-/// own filter pipeline would store (data/h5/chunk_codec.h).
+/// the writer's encoder threads (`encodeThreads`), and stored whole (H5Dwrite_chunk): byte for
+/// byte what HDF5's own filter pipeline would store (data/h5/chunk_codec.h). While the file grows,
+/// a thread of the writer flushes it to disk (`flushWhileWriting`).
 ///
 /// No HDF5 header comes with this one and no HDF5 object reaches callers: the h5 classes above are
 /// only declared, for the private part; the open file, its groups and datasets are kept in
