@@ -33,13 +33,13 @@ struct Job {
     std::vector<std::pair<uint32_t, uint32_t>> order;  ///< (set, chunk)
     size_t window = 1;
     std::atomic<size_t> next{0};
-    std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded;
     std::mutex mutex;
     std::condition_variable readyChanged, storedChanged;
-    std::vector<char> ready;  ///< guarded by mutex
-    size_t stored = 0;        ///< guarded by mutex
-    bool abort = false;       ///< guarded by mutex
-    int holders = 0;          ///< encoders inside encodeAll(); guarded by Pool::mutex
+    /// Per chunk, set once it is encoded (a chunk is ready when it has a value); guarded by mutex.
+    std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded;
+    size_t stored = 0;   ///< guarded by mutex
+    bool abort = false;  ///< guarded by mutex
+    int holders = 0;     ///< encoders inside encodeAll(); guarded by Pool::mutex
 
     Result<std::vector<unsigned char>> encode(size_t i) const {
         const auto [s, c] = order[i];
@@ -65,7 +65,6 @@ struct Job {
             {
                 std::lock_guard lock(mutex);
                 encoded[i] = std::move(bytes);
-                ready[i] = 1;
             }
             readyChanged.notify_one();
         }
@@ -174,7 +173,6 @@ Status ChunkWriter::write(const std::vector<ChunkSet>& sets, const std::atomic<b
     // that encode slower than they store (and the other way round).
     job.window = 8 * static_cast<size_t>(pool.threads);
     job.encoded.resize(total);
-    job.ready.assign(total, 0);
     if (encoders) pool.post(job);
     // This thread stores, in order (HDF5 is serial), each chunk as it becomes ready; without
     // encoders it encodes each itself first.
@@ -187,7 +185,7 @@ Status ChunkWriter::write(const std::vector<ChunkSet>& sets, const std::atomic<b
         std::optional<Result<std::vector<unsigned char>>> bytes;
         if (encoders) {
             std::unique_lock lock(job.mutex);
-            job.readyChanged.wait(lock, [&] { return job.ready[i] != 0; });
+            job.readyChanged.wait(lock, [&] { return job.encoded[i].has_value(); });
             bytes = std::move(job.encoded[i]);
         } else {
             bytes = job.encode(i);

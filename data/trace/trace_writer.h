@@ -51,7 +51,7 @@ struct TraceWriterOptions {
     /// commit's fsync waits only for the tail. False only to measure what that buys (the GPU
     /// trace bench's A/B).
     bool flushWhileWriting = true;
-    /// Polled between batches of chunks (a few MB): once set, the write in progress fails with
+    /// Polled every 64 chunks stored (a few MB): once set, the write in progress fails with
     /// ErrorKind::Cancelled and the writer ends (its temporary file is removed). May be null;
     /// must outlive the writer.
     const std::atomic<bool>* cancel = nullptr;

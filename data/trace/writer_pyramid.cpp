@@ -174,10 +174,11 @@ Status TraceWriter::writePyramidLevel(int layer, std::string_view map, Pool pool
                      schema::pyramidPath(layer, map, pool, level));
     const int64_t side = levelSide(m_nTokens, level), chunkSide = std::min(side, kTileSide);
     const int64_t tiles = tilesPerSide(m_nTokens, level), chunkCells = chunkSide * chunkSide;
-    // Each tile is gathered from the level by the worker that encodes it (h5::ChunkWriter), so
-    // memory stays bounded by its batch while a 16384-cell level has 2080 causal tiles, and the
-    // gathering (every stored byte copied once) runs on every encoder thread; the heads' tiles
-    // share the batches, so that a coarse level of one tile still gives every thread work.
+    // Each tile is gathered from the level by the thread that encodes it (h5::ChunkWriter), so
+    // memory stays bounded by the encoders' lead over the store while a 16384-cell level has 2080
+    // causal tiles, and the gathering (every stored byte copied once) runs on every encoder
+    // thread; the heads' tiles share the encoders, so that a coarse level of one tile still gives
+    // every thread work.
     std::vector<h5::PlainChunk> chunks;
     chunks.reserve(static_cast<size_t>(tiles * (tiles + 1) / 2 * heads));
     for (int h = 0; h < heads; ++h) {
