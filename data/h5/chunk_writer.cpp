@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -10,6 +11,13 @@
 
 namespace gatescope::data::h5 {
 namespace {
+
+using Encoded = Result<std::vector<unsigned char>>;
+
+/// Plain chunk bytes the encoders may hold ahead of the store (encoded, or being encoded): a
+/// 16k-token layer of the 760M FoX is about 280 MB, so storing one layer's tail overlaps most
+/// of encoding the next one.
+constexpr size_t kAheadBytes = size_t{256} << 20;
 
 int resolveThreads(int threads) {
     return threads > 0 ? threads
@@ -21,30 +29,35 @@ bool storedAsIs(const ChunkSet& set, const PlainChunk& chunk) {
     return set.encoding.compression == Compression::None && !chunk.fill;
 }
 
+Error cancelledError() {
+    return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
+}
+
 }  // namespace
 
-// Named, not anonymous: ChunkWriter::Pool (external linkage) points at it.
+// Named, not anonymous: ChunkWriter::Pool (external linkage) holds them.
 namespace chunk_job {
 
-/// One write(): its chunks in order, taken by the encoders one at a time (at most `window` ahead
-/// of the store) and stored by the caller in order as each becomes ready.
+/// One write's chunks in order; every counter is guarded by the pool's mutex.
 struct Job {
-    const std::vector<ChunkSet>* sets = nullptr;
+    std::vector<ChunkSet> sets;
     std::vector<std::pair<uint32_t, uint32_t>> order;  ///< (set, chunk)
-    size_t window = 1;
-    std::atomic<size_t> next{0};
-    std::mutex mutex;
-    std::condition_variable readyChanged, storedChanged;
-    /// Per chunk, set once it is encoded (a chunk is ready when it has a value); guarded by mutex.
-    std::vector<std::optional<Result<std::vector<unsigned char>>>> encoded;
-    size_t stored = 0;   ///< guarded by mutex
-    bool abort = false;  ///< guarded by mutex
-    int holders = 0;     ///< encoders inside encodeAll(); guarded by Pool::mutex
+    std::vector<std::optional<Encoded>> encoded;       ///< a chunk is ready when it has a value
+    size_t claimed = 0;                                ///< next chunk to encode
+    size_t returned = 0;                               ///< chunks whose encoding came back
+    size_t stored = 0;                                 ///< next chunk to store
+    bool asIs = false;                                 ///< some chunk is stored from its source
+    const std::atomic<bool>* cancel = nullptr;         ///< the write's; no claims once set
 
-    Result<std::vector<unsigned char>> encode(size_t i) const {
-        const auto [s, c] = order[i];
-        const ChunkSet& set = (*sets)[s];
-        const PlainChunk& chunk = set.chunks[c];
+    bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+
+    const ChunkSet& setOf(size_t i) const { return sets[order[i].first]; }
+    const PlainChunk& chunkOf(size_t i) const { return setOf(i).chunks[order[i].second]; }
+    bool done() const { return stored == order.size(); }
+
+    Encoded encode(size_t i) const {
+        const ChunkSet& set = setOf(i);
+        const PlainChunk& chunk = chunkOf(i);
         if (storedAsIs(set, chunk)) return std::vector<unsigned char>();
         if (!chunk.fill) return encodeChunk(chunk.data, set.chunkBytes, set.encoding);
         std::vector<unsigned char> filled(set.chunkBytes);
@@ -52,37 +65,21 @@ struct Job {
         if (set.encoding.compression == Compression::None) return filled;
         return encodeChunk(filled.data(), set.chunkBytes, set.encoding);
     }
-
-    /// An encoder's loop: takes chunks until none is left or the write is abandoned.
-    void encodeAll() {
-        for (size_t i; (i = next.fetch_add(1)) < order.size();) {
-            {
-                std::unique_lock lock(mutex);
-                storedChanged.wait(lock, [&] { return abort || i < stored + window; });
-                if (abort) return;
-            }
-            auto bytes = encode(i);
-            {
-                std::lock_guard lock(mutex);
-                encoded[i] = std::move(bytes);
-            }
-            readyChanged.notify_one();
-        }
-    }
 };
 
 }  // namespace chunk_job
 
 using chunk_job::Job;
 
-// Encoders wait for a posted job and work on it until it has no chunk left; the caller unposts
-// the job and waits until no encoder holds it before it goes away.
+// The jobs in store order. Encoders claim chunks from the oldest job that has any left, while
+// the plain bytes claimed and not yet stored stay within kAheadBytes; the caller stores the
+// front job's chunks in order and drops a job once all are stored.
 struct ChunkWriter::Pool {
     int threads = 1;
     std::mutex mutex;
-    std::condition_variable work, idle;
-    Job* posted = nullptr;
-    uint64_t generation = 0;
+    std::condition_variable claimable, ready;
+    std::deque<std::unique_ptr<Job>> jobs;
+    size_t aheadBytes = 0;  ///< plain bytes claimed and not stored
     bool stopping = false;
     std::vector<std::thread> encoders;
 
@@ -95,53 +92,112 @@ struct ChunkWriter::Pool {
         }
     }
 
+    /// The chunk an encoder may take next, or none (caller holds mutex).
+    std::optional<std::pair<Job*, size_t>> nextClaim() {
+        for (auto& job : jobs) {
+            if (job->claimed == job->order.size() || job->cancelled()) continue;
+            const size_t bytes = job->setOf(job->claimed).chunkBytes;
+            if (aheadBytes != 0 && aheadBytes + bytes > kAheadBytes) return std::nullopt;
+            aheadBytes += bytes;
+            return std::pair{job.get(), job->claimed++};
+        }
+        return std::nullopt;
+    }
+
     void run() {
-        uint64_t seen = 0;
-        for (;;) {
-            Job* job = nullptr;
-            {
-                std::unique_lock lock(mutex);
-                work.wait(lock, [&] { return stopping || (posted && generation != seen); });
-                if (stopping) return;
-                seen = generation;
-                job = posted;
-                ++job->holders;
-            }
-            job->encodeAll();
-            std::lock_guard lock(mutex);
-            if (--job->holders == 0) idle.notify_all();
-        }
-    }
-
-    void post(Job& job) {
-        {
-            std::lock_guard lock(mutex);
-            posted = &job;
-            ++generation;
-        }
-        work.notify_all();
-    }
-
-    /// Stops `job` (abandoned: encoders take nothing more) and waits until no encoder holds it.
-    void retire(Job& job, bool abandoned) {
-        if (abandoned) {
-            {
-                std::lock_guard lock(job.mutex);
-                job.abort = true;
-            }
-            job.storedChanged.notify_all();
-        }
         std::unique_lock lock(mutex);
-        if (posted == &job) posted = nullptr;
-        idle.wait(lock, [&] { return job.holders == 0; });
+        for (;;) {
+            std::optional<std::pair<Job*, size_t>> claim;
+            claimable.wait(lock, [&] { return stopping || (claim = nextClaim()); });
+            if (stopping) return;
+            auto [job, i] = *claim;
+            lock.unlock();
+            Encoded bytes = job->encode(i);
+            lock.lock();
+            job->encoded[i] = std::move(bytes);
+            ++job->returned;
+            ready.notify_one();  // the one caller
+        }
+    }
+
+    /// Stores the front job's next chunk, waiting for (or, without encoders, doing) its encoding.
+    /// Called with `lock` held; releases it around the store.
+    Status storeNext(std::unique_lock<std::mutex>& lock) {
+        Job& job = *jobs.front();
+        const size_t i = job.stored;
+        if (encoders.empty() && job.claimed == i) {
+            aheadBytes += job.setOf(i).chunkBytes;
+            ++job.claimed;
+            lock.unlock();
+            Encoded bytes = job.encode(i);
+            lock.lock();
+            job.encoded[i] = std::move(bytes);
+            ++job.returned;
+        }
+        // A cancelled write's encoders take nothing more: its next chunk may never come.
+        ready.wait(lock, [&] {
+            return job.encoded[i].has_value() || (job.claimed <= i && job.cancelled());
+        });
+        if (!job.encoded[i]) return cancelledError();
+        Encoded bytes = std::move(*job.encoded[i]);
+        job.encoded[i].reset();
+        lock.unlock();
+        const ChunkSet& set = job.setOf(i);
+        const PlainChunk& chunk = job.chunkOf(i);
+        Status rc = Ok{};
+        if (!bytes)
+            rc = bytes.error();
+        else if (storedAsIs(set, chunk))
+            rc = set.dataset->writeRawChunk(chunk.offset, chunk.data, set.chunkBytes);
+        else
+            rc = set.dataset->writeRawChunk(chunk.offset, bytes->data(), bytes->size());
+        lock.lock();
+        if (!rc) return rc;
+        ++job.stored;
+        aheadBytes -= set.chunkBytes;
+        if (job.done()) jobs.pop_front();
+        claimable.notify_one();  // room for about one more chunk ahead
+        return Ok{};
+    }
+
+    /// Stores chunks until `enough()` (checked with the lock held) or a failure; a failure or a
+    /// cancel drops every job.
+    template <typename Enough>
+    Status storeUntil(std::unique_lock<std::mutex>& lock, const std::atomic<bool>* cancel,
+                      Enough enough) {
+        for (size_t count = 1; !enough(); ++count) {
+            Status rc = Ok{};
+            if (count % 64 == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed))
+                rc = cancelledError();
+            if (rc) rc = storeNext(lock);
+            if (!rc) {
+                dropAll(lock);
+                return rc;
+            }
+        }
+        return Ok{};
+    }
+
+    /// Takes every unclaimed chunk away, waits until the encoders have returned the claimed ones,
+    /// and drops the jobs. Called with `lock` held.
+    void dropAll(std::unique_lock<std::mutex>& lock) {
+        for (auto& job : jobs)
+            job->order.resize(job->claimed);
+        ready.wait(lock, [&] {
+            return std::all_of(jobs.begin(), jobs.end(),
+                               [](const auto& job) { return job->returned == job->claimed; });
+        });
+        jobs.clear();
+        aheadBytes = 0;
     }
 
     ~Pool() {
         {
-            std::lock_guard lock(mutex);
+            std::unique_lock lock(mutex);
+            dropAll(lock);
             stopping = true;
         }
-        work.notify_all();
+        claimable.notify_all();
         for (auto& encoder : encoders)
             encoder.join();
     }
@@ -153,63 +209,55 @@ ChunkWriter::ChunkWriter(int threads) : m_pool(std::make_unique<Pool>()) {
 
 ChunkWriter::~ChunkWriter() = default;
 
-Status ChunkWriter::write(const std::vector<ChunkSet>& sets, const std::atomic<bool>* cancel) {
-    auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
-    Job job;
-    job.sets = &sets;
+Status ChunkWriter::write(std::vector<ChunkSet> sets, const std::atomic<bool>* cancel) {
+    if (auto rc = writeAhead(std::move(sets), cancel); !rc) return rc;
+    return finish(cancel);
+}
+
+Status ChunkWriter::writeAhead(std::vector<ChunkSet> sets, const std::atomic<bool>* cancel) {
+    Pool& pool = *m_pool;
+    auto job = std::make_unique<Job>();
     bool anyEncoded = false;
     for (uint32_t s = 0; s < sets.size(); ++s)
         for (uint32_t c = 0; c < sets[s].chunks.size(); ++c) {
-            job.order.emplace_back(s, c);
-            anyEncoded = anyEncoded || !storedAsIs(sets[s], sets[s].chunks[c]);
+            job->order.emplace_back(s, c);
+            const bool asIs = storedAsIs(sets[s], sets[s].chunks[c]);
+            job->asIs = job->asIs || asIs;
+            anyEncoded = anyEncoded || !asIs;
         }
-    const size_t total = job.order.size();
-    if (total == 0) return Ok{};
-    if (cancelled()) return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-    Pool& pool = *m_pool;
-    if (anyEncoded) pool.startEncoders();
-    const bool encoders = anyEncoded && !pool.encoders.empty();
-    // Encoded chunks wait for the store in memory: a few per encoder, enough to ride out chunks
-    // that encode slower than they store (and the other way round).
-    job.window = 8 * static_cast<size_t>(pool.threads);
-    job.encoded.resize(total);
-    if (encoders) pool.post(job);
-    // This thread stores, in order (HDF5 is serial), each chunk as it becomes ready; without
-    // encoders it encodes each itself first.
-    Status rc = Ok{};
-    for (size_t i = 0; i < total; ++i) {
-        if (i % 64 == 63 && cancelled()) {
-            rc = Error{ErrorKind::Cancelled, "cancelled", {}, {}};
-            break;
-        }
-        std::optional<Result<std::vector<unsigned char>>> bytes;
-        if (encoders) {
-            std::unique_lock lock(job.mutex);
-            job.readyChanged.wait(lock, [&] { return job.encoded[i].has_value(); });
-            bytes = std::move(job.encoded[i]);
-        } else {
-            bytes = job.encode(i);
-        }
-        const auto [s, c] = job.order[i];
-        const ChunkSet& set = sets[s];
-        const PlainChunk& chunk = set.chunks[c];
-        if (!*bytes)
-            rc = bytes->error();
-        else if (storedAsIs(set, chunk))
-            rc = set.dataset->writeRawChunk(chunk.offset, chunk.data, set.chunkBytes);
-        else
-            rc = set.dataset->writeRawChunk(chunk.offset, (*bytes)->data(), (*bytes)->size());
-        if (!rc) break;
-        if (encoders) {
-            {
-                std::lock_guard lock(job.mutex);
-                ++job.stored;
-            }
-            job.storedChanged.notify_all();
-        }
+    if (cancel != nullptr && cancel->load()) {
+        discard();
+        return cancelledError();
     }
-    if (encoders) pool.retire(job, !rc);
-    return rc;
+    if (job->order.empty()) return Ok{};
+    if (anyEncoded) pool.startEncoders();
+    job->sets = std::move(sets);
+    job->cancel = cancel;
+    job->encoded.resize(job->order.size());
+    Job& mine = *job;
+    std::unique_lock lock(pool.mutex);
+    pool.jobs.push_back(std::move(job));
+    pool.claimable.notify_all();
+    // Earlier jobs' tails are stored while the encoders start on this one. This job may be left
+    // once nothing of it reads its sources: every chunk encoded, none stored from its source
+    // waiting. (Stored, it has left the queue; `mine` is then not read.)
+    const bool storeAll = mine.asIs;
+    return pool.storeUntil(lock, cancel, [&] {
+        const bool queued = std::any_of(pool.jobs.begin(), pool.jobs.end(),
+                                        [&](const auto& j) { return j.get() == &mine; });
+        return !queued || (!storeAll && mine.returned == mine.order.size());
+    });
+}
+
+Status ChunkWriter::finish(const std::atomic<bool>* cancel) {
+    Pool& pool = *m_pool;
+    std::unique_lock lock(pool.mutex);
+    return pool.storeUntil(lock, cancel, [&] { return pool.jobs.empty(); });
+}
+
+void ChunkWriter::discard() {
+    std::unique_lock lock(m_pool->mutex);
+    m_pool->dropAll(lock);
 }
 
 }  // namespace gatescope::data::h5

@@ -88,6 +88,7 @@ void TraceWriter::abandon() {
     // that fails (disk full) would leave the file open in HDF5.
     h5::File& file = m_storage->file;
     if (m_storage->flush) (void)m_storage->flush->stop();
+    if (m_storage->chunkWriter) m_storage->chunkWriter->discard();
     m_storage->queued.clear();
     m_storage->queuedBuffers.clear();
     m_storage->holding = false;
@@ -129,7 +130,7 @@ void TraceWriter::holdWrites() {
 Status TraceWriter::writeHeld() {
     m_storage->holding = false;
     if (auto rc = usable(); !rc) return rc;
-    if (auto rc = writeQueued(); !rc) return fail(rc.error());
+    if (auto rc = writeQueued(true); !rc) return fail(rc.error());
     return Ok{};
 }
 
@@ -139,9 +140,10 @@ Status TraceWriter::store(h5::ChunkSet set, std::unique_ptr<unsigned char[]> buf
     return m_storage->holding ? Status(Ok{}) : writeQueued();
 }
 
-Status TraceWriter::writeQueued() {
+Status TraceWriter::writeQueued(bool ahead) {
     Storage& s = *m_storage;
-    auto rc = s.chunkWriter->write(s.queued, m_options.cancel);
+    auto rc = ahead ? s.chunkWriter->writeAhead(std::move(s.queued), m_options.cancel)
+                    : s.chunkWriter->write(std::move(s.queued), m_options.cancel);
     s.queued.clear();
     s.queuedBuffers.clear();
     return rc;
@@ -156,6 +158,7 @@ Status TraceWriter::commit() {
     if (!m_hasPerToken) missing += " per_token";
     if (!missing.empty()) return usage("cannot commit an incomplete trace; missing:" + missing);
     if (auto held = writeHeld(); !held) return held;
+    if (auto rc = m_storage->chunkWriter->finish(m_options.cancel); !rc) return fail(rc.error());
     auto rc = h5::writeAttribute(m_storage->root, "n_layers",
                                  static_cast<int64_t>(m_storage->layers.size()));
     if (!rc) return fail(rc.error());

@@ -145,8 +145,11 @@ public:
     /// else about those calls (argument checks and their errors) happens at the call. The data
     /// they were handed must stay valid and unchanged until writeHeld() returns.
     void holdWrites();
-    /// Encodes and stores what holdWrites() queued, and stops queueing. Errors: those of the
-    /// writes (Io, Internal, Cancelled); the writer then fails.
+    /// Encodes what holdWrites() queued and stores it, and stops queueing. It returns once the
+    /// queued data is no longer read (every chunk encoded; with compression none, stored): the
+    /// encoded tail may wait in memory, to be stored first by the next write or by commit(),
+    /// while the next layer is prepared and encoded. Errors: those of the writes (Io, Internal,
+    /// Cancelled), including a failure to store an earlier call's tail; the writer then fails.
     Status writeHeld();
 
     /// Writes anything still held, flushes, closes and fsyncs the temporary file, then renames it
@@ -194,8 +197,9 @@ private:
     /// chunks point into and is kept until they are stored. Errors as ChunkWriter::write's; the
     /// caller fails the writer.
     Status store(h5::ChunkSet set, std::unique_ptr<unsigned char[]> buffer = {});
-    /// Writes the queued chunks (ChunkWriter::write) and empties the queue.
-    Status writeQueued();
+    /// Writes the queued chunks and empties the queue: all of them stored (ChunkWriter::write),
+    /// or, `ahead`, leaving an encoded tail (ChunkWriter::writeAhead).
+    Status writeQueued(bool ahead = false);
     /// The dataset of a created pyramid's level, after checking layer, map, level and head.
     Result<h5::Dataset*> pyramidLevel(int layer, std::string_view map, Pool pool, int level,
                                       int head);

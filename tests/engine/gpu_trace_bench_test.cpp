@@ -242,6 +242,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         const fs::path out = work / name;
         auto writer = data::TraceWriter::create(out, request.writer);
         ASSERT_TRUE(writer) << writer.error().describe();
+        const double created = seconds(start);
         data::TokenTable table;
         table.ids = ids;
         table.text.assign(ids.size(), "");
@@ -251,7 +252,9 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         core::LayerRecorder recorder(**writer, request, nullptr, {});
         recorder.setDiscardOutput(!write);
         auto result = m.forward(ids, {}, run, &recorder);
+        const double forwarded = seconds(start);
         auto finished = recorder.finish();
+        const double recorded = seconds(start);
         ASSERT_TRUE(finished) << finished.error().describe();
         ASSERT_TRUE(result) << result.error().describe();
         ASSERT_EQ(recorder.layersRecorded(), 24);
@@ -265,9 +268,15 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         rows.targetRank.assign(ids.size(), 0);
         rows.entropy.assign(ids.size(), 0.0f);
         ASSERT_TRUE((*writer)->writePerToken(rows));
+        const double beforeCommit = seconds(start);
         auto committed = (*writer)->commit();
         ASSERT_TRUE(committed) << committed.error().describe();
         *keep = seconds(start);
+        // Where the written trace's time goes (from the writer's creation).
+        std::printf(
+            "[gpu-bench] %s: created %.3f s, forward returned %.3f s, recorder finished %.3f "
+            "s, commit began %.3f s, committed %.3f s\n",
+            name, created, forwarded, recorded, beforeCommit, *keep);
     };
     // Untimed, as the plain forward's warm-up above: the first traced job allocates the page-locked
     // host buffers that later jobs reuse.
