@@ -14,10 +14,12 @@ namespace {
 
 using Encoded = Result<std::vector<unsigned char>>;
 
-/// Plain chunk bytes the encoders may hold ahead of the store (encoded, or being encoded): a
-/// 16k-token layer of the 760M FoX is about 280 MB, so storing one layer's tail overlaps most
-/// of encoding the next one.
-constexpr size_t kAheadBytes = size_t{256} << 20;
+/// Plain chunk bytes the encoders may hold ahead of the store (encoded, or being encoded): enough
+/// for a layer's tail to cover preparing the next layer and encoding its first chunks. 256 MiB
+/// made the 64k trace about 7% slower than storing each layer whole, 32 MiB did not
+/// (docs/benchmarks.md, session 24); the likely cause, not measured, is the store copying chunks
+/// that have left the last-level cache.
+constexpr size_t kAheadBytes = size_t{32} << 20;
 
 int resolveThreads(int threads) {
     return threads > 0 ? threads

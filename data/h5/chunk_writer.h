@@ -33,7 +33,7 @@ struct ChunkSet {
 /// Encodes chunks on encoder threads that live as long as it does, and stores them in order with
 /// Dataset::writeRawChunk on the calling thread (HDF5 is serial), each as soon as it is encoded.
 /// The encoders take chunks one at a time, across writes in the order they were handed over, and
-/// run at most 256 MiB of plain chunk bytes ahead of the store, which bounds the encoded bytes in
+/// run at most 32 MiB of plain chunk bytes ahead of the store, which bounds the encoded bytes in
 /// memory. Many small sets (a layer's factors and pyramid levels) handed over in one write share
 /// the encoders, so storing one overlaps encoding the next; writeAhead() carries that overlap
 /// from one write to the next (a layer's tail is stored while the next layer is encoded).
