@@ -1,6 +1,7 @@
 #include "engine/trace/layer_recorder.h"
 
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,18 @@ void widenBf16(const std::byte* src, int64_t count, std::vector<float>& out) {
         const uint32_t word = uint32_t{bits[i]} << 16;
         std::memcpy(&out[static_cast<std::size_t>(i)], &word, 4);
     }
+}
+
+/// `values` as bfloat16 bits when every one is a bfloat16 (its low 16 bits zero), else nothing.
+std::optional<std::vector<uint16_t>> exactBf16Bits(const std::vector<float>& values) {
+    std::vector<uint16_t> bits(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        uint32_t word;
+        std::memcpy(&word, &values[i], 4);
+        if ((word & 0xFFFFu) != 0) return std::nullopt;
+        bits[i] = static_cast<uint16_t>(word >> 16);
+    }
+    return bits;
 }
 
 }  // namespace
@@ -130,7 +143,13 @@ Status LayerRecorder::record(LayerRecord& rec) {
     if (m_request.storeFactors) {
         for (const auto& [name, array] : rec.factors) {
             if (name == "v" && !m_request.storeValues) continue;
-            auto st = m_writer.writeFactor(rec.layer, name, array.data.data(), array.shape);
+            // A bf16 forward's multiplied factors are stored as bfloat16, as the GPU pipeline
+            // stores them; only where every value is one, so that nothing is lost.
+            std::optional<std::vector<uint16_t>> bits;
+            if (m_request.dtype == ComputeDType::BFloat16 && !data::schema::keepsFloat32(name))
+                bits = exactBf16Bits(array.data);
+            auto st = bits ? m_writer.writeFactorBf16(rec.layer, name, bits->data(), array.shape)
+                           : m_writer.writeFactor(rec.layer, name, array.data.data(), array.shape);
             if (!st) return st;
         }
     }

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
 
 #include "core/model/model.h"
 #include "data/trace/manifest.h"
@@ -23,9 +26,11 @@ namespace {
 constexpr int64_t kDerivedTokens = 1000;  // pyramid levels 0..2 (sides 1000, 500, 250)
 
 void writeTrace(core::Model& model, const std::vector<int32_t>& ids, bool derive,
-                const std::filesystem::path& out) {
+                const std::filesystem::path& out,
+                core::ComputeDType dtype = core::ComputeDType::Float32) {
     core::TraceRequest request;
     request.threads = 2;
+    request.dtype = dtype;
     request.writer.deriveDecayPyramids = derive;
     auto writer = data::TraceWriter::create(out, request.writer);
     ASSERT_TRUE(writer) << writer.error().describe();
@@ -38,6 +43,7 @@ void writeTrace(core::Model& model, const std::vector<int32_t>& ids, bool derive
     core::LayerRecorder recorder(**writer, request, nullptr, {});
     core::RunOptions run;
     run.threads = 2;
+    run.dtype = dtype;
     auto result = model.forward(ids, {}, run, &recorder);
     ASSERT_TRUE(result) << result.error().describe();
     ASSERT_TRUE(recorder.finish());
@@ -135,6 +141,58 @@ TEST(DerivedDecayTrace, TransformerHasNoDecayPyramidEitherWay) {
     const auto dir = test::scratchDir("derived_decay", "transformer_model");
     test::writeCheckpoint(dir, test::fox::refConfigJson(c), test::fox::randomRefWeights(c, 6u));
     EXPECT_EQ(expectDerivedEqualsStored(dir, c.vocab, "transformer"), 0);
+}
+
+/// Keeps layer 0's factors of a forward.
+class FirstLayerFactors final : public core::Probe {
+public:
+    bool wantsLayer(int layer) const override { return layer == 0; }
+    void onLayer(core::LayerRecord&& record) override { factors = std::move(record.factors); }
+    std::map<std::string, core::FloatArray> factors;
+};
+
+// A bf16 forward on the CPU stores its multiplied factors (q, k) as bfloat16, as the GPU pipeline
+// does and docs/trace-format.md says, bit for bit the values the forward computed; lse and
+// log_decay_cumsum stay float32; a float32 forward stores float32.
+TEST(DerivedDecayTrace, CpuBf16ForwardStoresQAndKAsBfloat16) {
+    test::fox::RefConfig c;
+    c.layers = 1;
+    const auto dir = test::scratchDir("derived_decay", "fox_bf16_model");
+    test::writeCheckpoint(dir, test::fox::refConfigJson(c), test::fox::randomRefWeights(c, 4u));
+    auto model = test::loadModelFrom(dir);
+    ASSERT_TRUE(model) << model.error().describe();
+    const auto ids = test::randomIds(300, c.vocab, 8u);
+    for (auto dtype : {core::ComputeDType::BFloat16, core::ComputeDType::Float32}) {
+        const bool bf16 = dtype == core::ComputeDType::BFloat16;
+        FirstLayerFactors seen;
+        core::RunOptions run;
+        run.threads = 2;
+        run.dtype = dtype;
+        ASSERT_TRUE((*model)->forward(ids, {}, run, &seen));
+        const auto out = dir / (bf16 ? "bf16.h5" : "f32.h5");
+        writeTrace(**model, ids, true, out, dtype);
+        auto reader = data::TraceReader::open(out);
+        ASSERT_TRUE(reader) << reader.error().describe();
+        const auto* layer = (*reader)->summary().layer(0);
+        ASSERT_TRUE(layer);
+        for (const char* name : {"q", "k", "lse", "log_decay_cumsum"}) {
+            const data::FactorInfo* info = layer->factor(name);
+            ASSERT_TRUE(info) << name;
+            const bool multiplied = std::string(name) == "q" || std::string(name) == "k";
+            EXPECT_EQ(info->bf16, bf16 && multiplied) << name;
+            const core::FloatArray& want = seen.factors.at(name);
+            const int64_t perHead = want.numel() / want.dim(0);
+            for (int h = 0; h < static_cast<int>(want.dim(0)); ++h) {
+                auto got = (*reader)->factor(0, name, h, 0, static_cast<int64_t>(ids.size()));
+                ASSERT_TRUE(got) << got.error().describe();
+                ASSERT_EQ(static_cast<int64_t>(got->values.size()), perHead);
+                EXPECT_EQ(std::memcmp(got->values.data(), want.data.data() + h * perHead,
+                                      static_cast<size_t>(perHead) * 4),
+                          0)
+                    << name << " head " << h << (bf16 ? " bf16" : " f32");
+            }
+        }
+    }
 }
 
 }  // namespace
