@@ -31,6 +31,10 @@ bool storedAsIs(const ChunkSet& set, const PlainChunk& chunk) {
     return set.encoding.compression == Compression::None && !chunk.fill;
 }
 
+bool cancelRequested(const std::atomic<bool>* cancel) {
+    return cancel != nullptr && cancel->load(std::memory_order_relaxed);
+}
+
 Error cancelledError() {
     return Error{ErrorKind::Cancelled, "cancelled", {}, {}};
 }
@@ -51,7 +55,7 @@ struct Job {
     bool asIs = false;                                 ///< some chunk is stored from its source
     const std::atomic<bool>* cancel = nullptr;         ///< the write's; no claims once set
 
-    bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+    bool cancelled() const { return cancelRequested(cancel); }
 
     const ChunkSet& setOf(size_t i) const { return sets[order[i].first]; }
     const PlainChunk& chunkOf(size_t i) const { return setOf(i).chunks[order[i].second]; }
@@ -169,8 +173,7 @@ struct ChunkWriter::Pool {
                       Enough enough) {
         for (size_t count = 1; !enough(); ++count) {
             Status rc = Ok{};
-            if (count % 64 == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed))
-                rc = cancelledError();
+            if (count % 64 == 0 && cancelRequested(cancel)) rc = cancelledError();
             if (rc) rc = storeNext(lock);
             if (!rc) {
                 dropAll(lock);
@@ -227,7 +230,7 @@ Status ChunkWriter::writeAhead(std::vector<ChunkSet> sets, const std::atomic<boo
             job->asIs = job->asIs || asIs;
             anyEncoded = anyEncoded || !asIs;
         }
-    if (cancel != nullptr && cancel->load()) {
+    if (cancelRequested(cancel)) {
         discard();
         return cancelledError();
     }
@@ -242,12 +245,11 @@ Status ChunkWriter::writeAhead(std::vector<ChunkSet> sets, const std::atomic<boo
     pool.claimable.notify_all();
     // Earlier jobs' tails are stored while the encoders start on this one. This job may be left
     // once nothing of it reads its sources: every chunk encoded, none stored from its source
-    // waiting. (Stored, it has left the queue; `mine` is then not read.)
+    // waiting. It is the last job queued and jobs leave from the front, so an empty queue means
+    // it is stored (and `mine` is then not read).
     const bool storeAll = mine.asIs;
     return pool.storeUntil(lock, cancel, [&] {
-        const bool queued = std::any_of(pool.jobs.begin(), pool.jobs.end(),
-                                        [&](const auto& j) { return j.get() == &mine; });
-        return !queued || (!storeAll && mine.returned == mine.order.size());
+        return pool.jobs.empty() || (!storeAll && mine.returned == mine.order.size());
     });
 }
 
