@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/mma_sm90.cuh"
+#include "kernels/cuda/tensor_map.h"
 #include "kernels/cuda/wgmma_forward_kernel.cuh"
 #include "kernels/cuda/wgmma_forward_schedule.cuh"
 
@@ -29,7 +30,17 @@ std::string launch(const FlashParams& params, int heads, cudaStream_t stream) {
     if (error != cudaSuccess) return cudaMessage(error, "wgmmaForward smem attribute");
     const int64_t blocks = (params.n + 64 * WG - 1) / (64 * WG);
     if (blocks * heads > int64_t{0x7fffffff}) return "attentionForward: heads x n too large";
-    kernel<<<static_cast<unsigned>(blocks * heads), 128 * WG, smem, stream>>>(params);
+    KvTileMaps maps{};
+    if constexpr (PP) {
+        const int kvHeads = heads / params.kvGroup;
+        std::string failed =
+            encodeTileMap(maps.k, params.k, D, params.n, kvHeads, params.kRow, params.kHead, BN);
+        if (failed.empty())
+            failed = encodeTileMap(maps.v, params.v, D, params.n, kvHeads, params.vRow,
+                                   params.vHead, BN);
+        if (!failed.empty()) return "wgmmaForward: " + failed;
+    }
+    kernel<<<static_cast<unsigned>(blocks * heads), 128 * WG, smem, stream>>>(params, maps);
     return lastLaunchError("wgmmaForward launch");
 }
 

@@ -87,6 +87,29 @@ __device__ __forceinline__ void mbarrierArriveCpAsync(uint32_t bar) {
                        : "memory");
 }
 
+/// One arrival that also expects `bytes` more from bulk tensor copies completing on the barrier
+/// (tmaLoad3d); the phase completes once both the arrivals and the bytes are in.
+__device__ __forceinline__ void mbarrierArriveExpectTx(uint32_t bar, uint32_t bytes) {
+    GATESCOPE_SM90_ASM(
+        "{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::
+            "r"(bar),
+        "r"(bytes)
+        : "memory");
+}
+
+/// Bulk tensor copy (TMA) of the box at element coordinates (x, y, z) of `map` (in a
+/// __grid_constant__ kernel parameter) into shared memory at `dst`, completing its bytes on the
+/// mbarrier `bar`. Rows outside the tensor land as zeros. Issue it from one thread under a branch:
+/// predicated on a per-thread value, ptxas wraps the copy in a loop over the warp's threads.
+__device__ __forceinline__ void tmaLoad3d(uint32_t dst, const void* map, uint32_t bar, int x, int y,
+                                          int z) {
+    GATESCOPE_SM90_ASM(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(bar)
+        : "memory");
+}
+
 /// Waits until the phase with parity `parity` has completed (acquire at CTA scope). The retry
 /// loop is inside the asm; between wgmmas, ptxas does not serialize them for it (no C7513).
 __device__ __forceinline__ void mbarrierWait(uint32_t bar, uint32_t parity) {

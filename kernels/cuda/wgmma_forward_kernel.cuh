@@ -1,8 +1,9 @@
 // sm_90a forward of the additive log-decay family (FlashAttention-3's structure on wgmma): a CTA of
 // WG warpgroups owns 64 WG query rows, each warpgroup 64. Q is loaded once into 128B-swizzled
 // shared memory; key/value tiles of 128 rows (64 at d = 64 below 4096 keys a row) go there through
-// cp.async (a ping-pong ring, below; a double buffer at d = 64 below 4096 keys a row, with one
-// warpgroup a CTA for narrow windows: launchVariant). S = Q K^T takes
+// bulk tensor copies (TMA) issued by one thread into a ping-pong ring (below), or through cp.async
+// by all threads into a double buffer at d = 64 below 4096 keys a row (one warpgroup a CTA for
+// narrow windows: launchVariant). S = Q K^T takes
 // both operands from shared memory; O += P V takes P from registers (the S accumulators,
 // exponentiated and rounded to 16 bits) and V through the transpose bit. Within a warpgroup the
 // next tile's S = Q K^T and this tile's O += P V are in flight while the softmax of the next tile
@@ -24,13 +25,15 @@
 #include "kernels/cuda/forward_launch.h"
 #include "kernels/cuda/mma_sm80.cuh"
 #include "kernels/cuda/mma_sm90.cuh"
+#include "kernels/cuda/tensor_map.h"
 #include "kernels/cuda/wgmma_forward_schedule.cuh"
 #include "kernels/cuda/wgmma_wall.cuh"
 
 namespace gatescope::kernels::cuda::detail::wgmma {
 
 template <class T, int D, bool Decay, Logit L, int WG, bool PP, int BN, int MinBlocks>
-__global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams p) {
+__global__ void __launch_bounds__(128 * WG, MinBlocks)
+    wgmmaForward(FlashParams p, const __grid_constant__ KvTileMaps maps) {
     constexpr bool Power = L == Logit::Power, Wall = L == Logit::Wall;
     static_assert(!Wall || (!Decay && !PP && WG == 1 && BN == kWallTile), "Wall: one warpgroup");
     constexpr int kThreads = 128 * WG, BM = 64 * WG;
@@ -132,10 +135,30 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     auto loadV = [&](int t, int stage) {
         loadTile<T, D, BN, kThreads>(sV + stage * kKVBytes, v, p.vRow, tileStart(t), n);
     };
+    // Ping-pong: when `issue` (thread 0), fills stage `stage` with K_x (x < tiles) and the V tile
+    // that goes with it (V_{x-1} with V lagging, else V_x) through bulk tensor copies, one per
+    // 64-column block, completing on the stage's full barrier. (Under a branch, not predicated:
+    // ptxas loops a predicated copy over the warp's threads, in every warp: FoX at 1k keys 4%
+    // slower than cp.async by all threads.)
+    auto tmaTile = [&](const TileMap& m, unsigned char* tile, int cb, int row, uint32_t bar) {
+        tmaLoad3d(smemAddress(tile) + cb * BN * 128, &m.map, bar, cb * 64,
+                  m.headsInner ? kvHead : row, m.headsInner ? row : kvHead);
+    };
+    auto tmaStage = [&](int stage, int x, bool issue) {
+        if (!issue) return;
+        const int vx = kLag ? x - 1 : x;
+        const bool withK = x < tiles, withV = vx >= 0 && vx < tiles;
+        mbarrierArriveExpectTx(full(stage), (int(withK) + int(withV)) * kKVBytes);
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb) {
+            if (withK) tmaTile(maps.k, sK + stage * kKVBytes, cb, tileStart(x), full(stage));
+            if (withV) tmaTile(maps.v, sV + stage * kKVBytes, cb, tileStart(vx), full(stage));
+        }
+    };
 
     if constexpr (kPP) {
-        // Tile x (K_x, V_x, C_x) is complete in stage x % kS once every thread's copies have
-        // landed (cp.async arrivals) and, with decay, every thread has stored its C_x. The c of
+        // Tile x (K_x, V_x, C_x) is complete in stage x % kS once thread 0's bulk copies have
+        // landed (its expect_tx arrival) and, with decay, every thread has stored its C_x. The c of
         // the first kAhead + 1 tiles are fetched first, all in flight together, and stored after
         // every copy is issued (fetched and stored tile by tile, each tile's copies waited for the
         // previous tile's global load: FoX at 4096 keys 286 -> 300 TFLOP/s on an H100).
@@ -146,7 +169,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         if (Decay) cPre = fetchC(min(kAhead, tiles - 1));
         if (threadIdx.x == 0) {
             for (int st = 0; st < kS; ++st)
-                mbarrierInit(barAddr + st * 8, Decay ? 2 * kThreads : kThreads);
+                mbarrierInit(barAddr + st * 8, Decay ? kThreads + 1 : 1);
             asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         }
         __syncthreads();
@@ -154,13 +177,9 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         cpAsyncCommit();
         // With V lagging, stage x holds K_x (when x < tiles) and V_{x - 1}: stage 1 always holds
         // V_0.
-        for (int x = 0; x < kAhead && (kLag || x < tiles); ++x) {
-            if (x < tiles) loadK(x);
-            if (!kLag) loadV(x, x);
-            if (kLag && x > 0) loadV(x - 1, x);
-            mbarrierArriveCpAsync(full(x));
-            cpAsyncCommit();
-        }
+#pragma unroll
+        for (int x = 0; x < kAhead; ++x)
+            tmaStage(x, x, threadIdx.x == 0 && (kLag || x < tiles));
         if (Decay) {
 #pragma unroll
             for (int x = 0; x < kAhead; ++x) {
@@ -348,11 +367,10 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     };
 
     if constexpr (kPP) {
-        cpAsyncWait<kAhead>();  // Q (the tile groups after it may be pending)
+        cpAsyncWait<0>();  // Q
         fenceProxyAsync();
         __syncthreads();
         mbarrierWait(full(0), 0);
-        fenceProxyAsync();
     } else {
         cpAsyncWait<1>();
         if constexpr (Wall) {
@@ -406,24 +424,6 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
     // One iteration: S of tile t + 1 (when there is one) and O += P_t V_t in flight together,
     // then the softmax of tile t + 1. The last iteration is a separate instance (HasNext false)
     // so that no branch sits between wgmma.fence and the wgmmas.
-    // Loop loads (ping-pong): tiles t + kAhead >= 1 lie wholly in [0, n) (only the diagonal tile
-    // 0 can pass n), so no row tests; per-thread offsets step back one tile per iteration.
-    constexpr int kChunks = D / 8, kRowStep = kThreads / kChunks;
-    const int ldRow = threadIdx.x / kChunks, ldChunk = threadIdx.x % kChunks;
-    const uint32_t ldDst = swizzledOffset(ldRow, ldChunk, BN);
-    int64_t kOff = int64_t(tileStart(kAhead) + ldRow) * p.kRow + ldChunk * 8;
-    int64_t vOff = int64_t(tileStart(kLag ? kAhead - 1 : kAhead) + ldRow) * p.vRow + ldChunk * 8;
-    // withK false: V only (the lagging V of the last tile; there is no K_tiles).
-    auto loadLoop = [&](int stage, bool withK) {
-#pragma unroll
-        for (int it = 0; it < (BN + kRowStep - 1) / kRowStep; ++it) {
-            const bool inTile = BN % kRowStep == 0 || it * kRowStep + ldRow < BN;
-            cpAsync16If(sK + stage * kKVBytes + ldDst + it * kRowStep * 128,
-                        k + kOff + int64_t(it) * kRowStep * p.kRow, true, inTile && withK);
-            cpAsync16If(sV + stage * kKVBytes + ldDst + it * kRowStep * 128,
-                        v + vOff + int64_t(it) * kRowStep * p.vRow, true, inTile);
-        }
-    };
     auto nextStage = [](int x) { return x + 1 == kS ? 0 : x + 1; };
     // st: the stage of tile t; ph: the phase parity of tile t + 1's full barrier.
     int st = 0;
@@ -444,10 +444,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
             // V_t landed with K_t (waited for in iteration t - 1 or the prologue), or with V
             // lagging, with K_{t+1}.
             // With V lagging, the last iteration also waits: V_t is in stage t + 1.
-            if (kNext || kLag) {
-                mbarrierWait(full(st1), ph);
-                fenceProxyAsync();
-            }
+            if (kNext || kLag) mbarrierWait(full(st1), ph);
             cNext = cPre;
             cPre = Decay ? fetchC(min(t + kAhead + 1, tiles - 1)) : 0.f;
             namedBarrierSync(barMine, 256);
@@ -489,17 +486,12 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks) wgmmaForward(FlashParams 
         issuePV(kLag ? st1 : st0);
         if constexpr (kPP) {
             if constexpr (kNext) namedBarrierArrive(barNext, 256);
-            // Stage (t + kAhead) % kS last held tile t + kAhead - kS = t - 2: both warpgroups are
-            // done with it, since the other one has issued its MMAs of iteration t - 1 (the
-            // named barrier above) or of iteration t.
+            // Stage (t + kAhead) % kS was last read by the MMAs of iteration t - 2. Thread 0 (of
+            // warpgroup 0, whose turn comes first) refills it once past the named barrier above,
+            // which warpgroup 1 opened after issuing its MMAs of iteration t - 1, so after its
+            // wait for those of t - 2.
             const int stL = st0 + kAhead >= kS ? st0 + kAhead - kS : st0 + kAhead;
-            if (t + kAhead < tiles + (kLag ? 1 : 0)) {
-                loadLoop(stL, t + kAhead < tiles);
-                mbarrierArriveCpAsync(full(stL));
-                cpAsyncCommit();
-            }
-            kOff -= int64_t(BN) * p.kRow;
-            vOff -= int64_t(BN) * p.vRow;
+            tmaStage(stL, t + kAhead, threadIdx.x == 0 && t + kAhead < tiles + (kLag ? 1 : 0));
             // Branch-free (past the last tile this writes a consumed stage and arrives on a
             // barrier nobody waits for); here rather than after the waits, where ptxas serializes
             // the wgmmas (C7513).

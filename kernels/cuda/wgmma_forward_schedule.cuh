@@ -27,10 +27,10 @@ constexpr int kWarpgroups = 2;
 constexpr int kWarpgroupsPP = 3;
 
 // Ping-pong (d = 128 always, d = 64 from kPingPongMinN keys). K/V tiles go through a ring of
-// kStages stages, loaded kAhead tiles ahead by all threads with one "full" mbarrier per stage (no
-// CTA barrier in the loop), and named barriers make the warpgroups issue their MMAs in turn, so
-// that one warpgroup's softmax runs while the other's MMAs occupy the tensor cores. d = 64 below
-// kPingPongMinN: double buffer, one CTA barrier per tile.
+// kStages stages, loaded kAhead tiles ahead by bulk tensor copies (TMA) that thread 0 issues,
+// with one "full" mbarrier per stage (no CTA barrier in the loop), and named barriers make the
+// warpgroups issue their MMAs in turn, so that one warpgroup's softmax runs while the other's
+// MMAs occupy the tensor cores. d = 64 below kPingPongMinN: double buffer, one CTA barrier a tile.
 // d = 128: Q and three 64 KB stages fill the 227 KB. A stage is free for reloading once both
 // warpgroups are past the iteration that read it (the other one may be an iteration behind), and
 // S = Q K^T reads K a tile ahead of the V that O += P V reads, so stage x holds K_x with V_{x-1}

@@ -11,6 +11,7 @@ flags=(-std=c++17 -O3 -I. --expt-relaxed-constexpr -lineinfo "$@")
     { cat "$out/ptxas.log"; exit 1; }
 grep -E "C75|spill|registers" "$out/ptxas.log" | sort | uniq -c | sed -E 's/_ZN9gatescope[^ ]*wgmmaForward//' >&2 || true
 "$nvcc" "${flags[@]}" -gencode=arch=compute_90,code=sm_90 -c kernels/cuda/attention_forward_mma.cu -o "$out/mma.o"
+"$nvcc" "${flags[@]}" -gencode=arch=compute_90,code=sm_90 -c kernels/cuda/tensor_map.cu -o "$out/tensor_map.o"
 "$nvcc" "${flags[@]}" -gencode=arch=compute_90,code=sm_90 -c bench/gpu/wgmma/wgmma_test.cu -o "$out/test.o"
-"$nvcc" -o "$out/wgmma_test" "$out/wgmma.o" "$out/mma.o" "$out/test.o"
+"$nvcc" -o "$out/wgmma_test" "$out/wgmma.o" "$out/mma.o" "$out/tensor_map.o" "$out/test.o"
 echo "built $out/wgmma_test" >&2
