@@ -15,10 +15,14 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
     static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
         void* found = nullptr;
         cudaDriverEntryPointQueryResult status{};
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found, 12000,
-                                             cudaEnableDefault, &status) != cudaSuccess ||
-            status != cudaDriverEntryPointSuccess)
-            found = nullptr;
+#if CUDART_VERSION >= 12050
+        const cudaError_t error = cudaGetDriverEntryPointByVersion(
+            "cuTensorMapEncodeTiled", &found, 12000, cudaEnableDefault, &status);
+#else  // CUDA 12.0-12.4: the versioned lookup does not exist yet
+        const cudaError_t error =
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &found, cudaEnableDefault, &status);
+#endif
+        if (error != cudaSuccess || status != cudaDriverEntryPointSuccess) found = nullptr;
         return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(found);
     }();
     return fn;
