@@ -80,13 +80,6 @@ __device__ __forceinline__ void mbarrierArrive(uint32_t bar) {
         : "memory");
 }
 
-/// One arrival, triggered once all of this thread's earlier cp.async copies have landed; the
-/// barrier's expected count includes it (.noinc).
-__device__ __forceinline__ void mbarrierArriveCpAsync(uint32_t bar) {
-    GATESCOPE_SM90_ASM("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar)
-                       : "memory");
-}
-
 /// One arrival that also expects `bytes` more from bulk tensor copies completing on the barrier
 /// (tmaLoad3d); the phase completes once both the arrivals and the bytes are in.
 __device__ __forceinline__ void mbarrierArriveExpectTx(uint32_t bar, uint32_t bytes) {
