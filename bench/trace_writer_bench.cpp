@@ -9,7 +9,8 @@
 //
 // Usage: trace_writer_bench [--n 16384] [--layers 24] [--heads 24] [--dim 64] [--dir .]
 //                           [--compression deflate] [--threads 0] [--repeats 3] [--dense 0]
-//                           [--variants held,unheld,unflushed]
+//                           [--variants held,unheld,unflushed,all-levels]
+// all-levels is held with every pyramid level stored (format v3's layout; v4 stores the finest).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -126,6 +127,7 @@ double writeTrace(const Config& c, const LayerData& d, PyramidLevels levels,
     options.compression = *parseCompression(c.compression);
     options.encodeThreads = c.threads;
     options.flushWhileWriting = variant != "unflushed";
+    options.deriveCoarseLevels = variant != "all-levels";
     const bool held = variant != "unheld";
     TokenTable tokens;
     tokens.ids.assign(static_cast<size_t>(c.n), 1);
@@ -199,8 +201,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     for (const auto& v : c.variants)
-        if (v != "held" && v != "unheld" && v != "unflushed") {
-            std::fprintf(stderr, "unknown variant %s (held, unheld, unflushed)\n", v.c_str());
+        if (v != "held" && v != "unheld" && v != "unflushed" && v != "all-levels") {
+            std::fprintf(stderr, "unknown variant %s (held, unheld, unflushed, all-levels)\n",
+                         v.c_str());
             return 2;
         }
     const PyramidLevels levels = defaultPyramidLevels(c.n, 1024);

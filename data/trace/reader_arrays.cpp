@@ -135,36 +135,24 @@ Result<Array> TraceReader::readRows(const std::string& path, const std::vector<i
     return out;
 }
 
-Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool, int level,
-                                      int head, int64_t tileRow, int64_t tileCol) const {
+Result<std::shared_ptr<h5::Dataset>> TraceReader::levelDataset(const std::string& path, int level,
+                                                               int64_t& heads) const {
+    const int64_t side = levelSide(m_summary.nTokens, level);
+    auto lock = h5::lockLibrary();
+    auto opened = dataset(path, {-1, side, side}, Element::Float);
+    if (!opened) return opened.error();
+    auto dims = (*opened)->dims();
+    if (!dims) return dims.error();
+    heads = static_cast<int64_t>((*dims)[0]);
+    return opened;
+}
+
+Result<Tile> TraceReader::tileFrame(const std::string& path, int64_t heads, int level, int head,
+                                    int64_t tileRow, int64_t tileCol) const {
     static const BlockCache::Block kZeros =
         std::make_shared<const std::vector<float>>(kTileSide * kTileSide, 0.0f);
-    const LayerInfo* info = m_summary.layer(layer);
-    if (!info) return error(ErrorKind::Missing, fmt::format("no layer {} in this trace", layer));
-    std::string path = schema::pyramidPath(layer, map, pool, level);
-    const PyramidInfo* pyramid = info->pyramid(map);
-    if (!pyramid) return error(ErrorKind::Missing, "no such pyramid map", path);
-    if (level < 0 || level > kMaxPyramidLevel)
-        return error(ErrorKind::Missing, "no such pyramid level", path);
-    if (pyramid->derived) {
-        if (std::find(pyramid->levels.begin(), pyramid->levels.end(), level) ==
-            pyramid->levels.end())
-            return error(ErrorKind::Missing, "no such pyramid level", path);
-        return derivedTile(*info, pool, level, head, tileRow, tileCol);
-    }
-    int64_t side = levelSide(m_summary.nTokens, level);
-    std::shared_ptr<h5::Dataset> ds;
-    int64_t heads = 0;
-    {
-        auto lock = h5::lockLibrary();
-        auto opened = dataset(path, {-1, side, side}, Element::Float);
-        if (!opened) return opened.error();
-        ds = *opened;
-        auto dims = ds->dims();
-        if (!dims) return dims.error();
-        heads = static_cast<int64_t>((*dims)[0]);
-    }
-    int64_t tiles = tilesPerSide(m_summary.nTokens, level);
+    const int64_t side = levelSide(m_summary.nTokens, level);
+    const int64_t tiles = tilesPerSide(m_summary.nTokens, level);
     if (head < 0 || head >= heads || tileRow < 0 || tileRow >= tiles || tileCol < 0 ||
         tileCol >= tiles)
         return error(
@@ -175,17 +163,49 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
     Tile tile;
     tile.rows = std::min(kTileSide, side - tileRow * kTileSide);
     tile.cols = std::min(kTileSide, side - tileCol * kTileSide);
-    if (tileCol > tileRow) {
-        tile.data = kZeros;
-        return tile;
+    if (tileCol > tileRow) tile.data = kZeros;
+    return tile;
+}
+
+Result<Tile> TraceReader::cachedTile(Tile tile, const std::string& path, int head, int64_t tileRow,
+                                     int64_t tileCol,
+                                     const std::function<Result<BlockCache::Block>()>& load) const {
+    auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);
+    if (!cached) return cached.error();
+    tile.data = *cached;
+    return tile;
+}
+
+Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool, int level,
+                                      int head, int64_t tileRow, int64_t tileCol) const {
+    const LayerInfo* info = m_summary.layer(layer);
+    if (!info) return error(ErrorKind::Missing, fmt::format("no layer {} in this trace", layer));
+    std::string path = schema::pyramidPath(layer, map, pool, level);
+    const PyramidInfo* pyramid = info->pyramid(map);
+    if (!pyramid) return error(ErrorKind::Missing, "no such pyramid map", path);
+    if (level < 0 || level > kMaxPyramidLevel)
+        return error(ErrorKind::Missing, "no such pyramid level", path);
+    // Levels that are not stored: derived from c, or pooled from the stored level below.
+    if (pyramid->derived || (pyramid->pooledFrom >= 0 && level > pyramid->pooledFrom)) {
+        if (std::find(pyramid->levels.begin(), pyramid->levels.end(), level) ==
+            pyramid->levels.end())
+            return error(ErrorKind::Missing, "no such pyramid level", path);
+        return pyramid->derived ? derivedTile(*info, pool, level, head, tileRow, tileCol)
+                                : pooledTile(layer, *pyramid, pool, level, head, tileRow, tileCol);
     }
+    int64_t heads = 0;
+    auto ds = levelDataset(path, level, heads);
+    if (!ds) return ds.error();
+    auto framed = tileFrame(path, heads, level, head, tileRow, tileCol);
+    if (!framed || framed->data) return framed;  // out of range, or a non-causal tile
+    Tile tile = *framed;
     auto load = [&]() -> Result<BlockCache::Block> {
         std::vector<float> block(static_cast<size_t>(tile.rows * tile.cols));
         auto rc =
-            ds->readBlock(h5::Type::nativeFloat(), block.data(),
-                          {static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
-                           static_cast<hsize_t>(tileCol * kTileSide)},
-                          {1, static_cast<hsize_t>(tile.rows), static_cast<hsize_t>(tile.cols)});
+            (*ds)->readBlock(h5::Type::nativeFloat(), block.data(),
+                             {static_cast<hsize_t>(head), static_cast<hsize_t>(tileRow * kTileSide),
+                              static_cast<hsize_t>(tileCol * kTileSide)},
+                             {1, static_cast<hsize_t>(tile.rows), static_cast<hsize_t>(tile.cols)});
         if (!rc) return rc.error();
         auto values = std::make_shared<std::vector<float>>(kTileSide * kTileSide, 0.0f);
         for (int64_t r = 0; r < tile.rows; ++r)
@@ -193,10 +213,7 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
                       values->begin() + r * kTileSide);
         return BlockCache::Block(values);
     };
-    auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);
-    if (!cached) return cached.error();
-    tile.data = *cached;
-    return tile;
+    return cachedTile(tile, path, head, tileRow, tileCol, load);
 }
 
 Result<Tile> TraceReader::derivedTile(const LayerInfo& info, Pool pool, int level, int head,
@@ -225,10 +242,7 @@ Result<Tile> TraceReader::derivedTile(const LayerInfo& info, Pool pool, int leve
         deriveDecayTile(c->values.data(), n, window, level, pool, tileRow, tileCol, values->data());
         return BlockCache::Block(values);
     };
-    auto cached = m_cache.fetch(fmt::format("{}#{}#{}#{}", path, head, tileRow, tileCol), load);
-    if (!cached) return cached.error();
-    tile.data = *cached;
-    return tile;
+    return cachedTile(tile, path, head, tileRow, tileCol, load);
 }
 
 }  // namespace gatescope::data

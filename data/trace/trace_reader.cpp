@@ -264,23 +264,60 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
             if (!poolGroup && poolGroup.error().kind != ErrorKind::Missing)
                 return poolGroup.error();
             if (!poolGroup) continue;
-            p.pools.push_back(pool);
             auto levels = poolGroup->childNames();
             if (!levels) return levels.error();
+            std::vector<int> stored;
             for (const auto& level : *levels) {
                 const auto value = levelIndex(level);
                 if (!value)
                     return error(ErrorKind::Format,
                                  fmt::format("pyramid levels are named 0..{}", kMaxPyramidLevel),
                                  poolGroup->where().object + "/" + level);
-                if (std::find(p.levels.begin(), p.levels.end(), *value) == p.levels.end())
-                    p.levels.push_back(*value);
+                stored.push_back(*value);
             }
+            auto pooledFrom = readPooledLevels(*poolGroup, stored);
+            if (!pooledFrom) return pooledFrom.error();
+            // The pools are read alike: both pool the same levels from the same one.
+            if (!p.pools.empty() && *pooledFrom != p.pooledFrom)
+                return error(ErrorKind::Format,
+                             "the max and mean pools store different pyramid levels",
+                             poolGroup->where().object);
+            p.pooledFrom = *pooledFrom;
+            p.pools.push_back(pool);
+            for (int level : stored)
+                if (std::find(p.levels.begin(), p.levels.end(), level) == p.levels.end())
+                    p.levels.push_back(level);
         }
         std::sort(p.levels.begin(), p.levels.end());
         info.pyramids.push_back(std::move(p));
     }
     return Ok{};
+}
+
+Result<int> TraceReader::readPooledLevels(const h5::Group& poolGroup,
+                                          std::vector<int>& levels) const {
+    auto has = h5::hasAttribute(poolGroup, schema::kPooledFromLevel);
+    if (!has) return has.error();
+    if (!*has) return -1;
+    const std::string path = poolGroup.where().object;
+    auto from = h5::readIntAttribute(poolGroup, schema::kPooledFromLevel);
+    if (!from) return from.error();
+    auto coarsest = h5::readIntAttribute(poolGroup, "coarsest_level");
+    if (!coarsest) return coarsest.error();
+    // Only the stored level's own tiles are read to pool the others: none above it is stored.
+    const bool storedAbove =
+        std::any_of(levels.begin(), levels.end(), [&](int l) { return l > *from; });
+    if (std::find(levels.begin(), levels.end(), *from) == levels.end() || storedAbove ||
+        *coarsest <= *from || *coarsest > kMaxPyramidLevel)
+        return error(ErrorKind::Format,
+                     fmt::format("pooled_from_level {} with coarsest_level {}: the pooled-from "
+                                 "level must be the coarsest stored one and coarsest_level above "
+                                 "it, at most {}",
+                                 *from, *coarsest, kMaxPyramidLevel),
+                     path);
+    for (auto level = *from + 1; level <= *coarsest; ++level)
+        levels.push_back(static_cast<int>(level));
+    return static_cast<int>(*from);
 }
 
 Result<PyramidInfo> TraceReader::readDerivedPyramid(const h5::Group& mapGroup,

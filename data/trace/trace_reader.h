@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,9 @@ struct PyramidInfo {
     /// Not stored: derived from factors/log_decay_cumsum by pyramidTile (format v3 decay maps,
     /// data/trace/derived_decay.h). Readers see the same tiles either way.
     bool derived = false;
+    /// Levels above this one (in `levels`) are not stored: pyramidTile pools them from this level
+    /// (format v4; max exactly, mean to float32 rounding). -1: every level is stored.
+    int pooledFrom = -1;
 };
 
 struct LayerInfo {
@@ -125,7 +129,8 @@ public:
     /// One 256 x 256 tile of a pyramid level; zeros beyond S and for non-causal tiles (never
     /// stored). Tiles not written by the producer read as zeros too. Tiles of a derived pyramid
     /// (PyramidInfo::derived) are computed from log_decay_cumsum, the same cells the writer would
-    /// have stored.
+    /// have stored; tiles of levels that are not stored (PyramidInfo::pooledFrom) are pooled from
+    /// the stored level's tiles, the same cells a builder pools.
     Result<Tile> pyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
                              int64_t tileRow, int64_t tileCol) const;
 
@@ -144,6 +149,24 @@ private:
     Status readLayerHeader(const h5::Group& group, const std::string& path, LayerHeader& h) const;
     Status readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info);
     Status readTopPredictions(PerTokenResults& results) const;
+    /// The pool group's levels pooled from a stored one (attribute pooled_from_level, format v4),
+    /// checked against its stored `levels`; -1 when it has none.
+    Result<int> readPooledLevels(const h5::Group& poolGroup, std::vector<int>& levels) const;
+    /// The stored pyramid level at `path` (checked to be [heads, S, S] float) and its heads.
+    Result<std::shared_ptr<h5::Dataset>> levelDataset(const std::string& path, int level,
+                                                      int64_t& heads) const;
+    /// A tile's rows and columns, after checking head and tile against the level (Usage error
+    /// naming `path`); its data is zeros for a non-causal tile (never stored), else null.
+    Result<Tile> tileFrame(const std::string& path, int64_t heads, int level, int head,
+                           int64_t tileRow, int64_t tileCol) const;
+    /// `tile` with the values of the cache's block for this tile of `path`, loaded by `load` on a
+    /// miss.
+    Result<Tile> cachedTile(Tile tile, const std::string& path, int head, int64_t tileRow,
+                            int64_t tileCol,
+                            const std::function<Result<BlockCache::Block>()>& load) const;
+    /// A tile of a level that is pooled from the stored level info.pooledFrom.
+    Result<Tile> pooledTile(int layer, const PyramidInfo& info, Pool pool, int level, int head,
+                            int64_t tileRow, int64_t tileCol) const;
     /// A derived pyramid/<map> group (attribute derived_from), checked against the layer.
     Result<PyramidInfo> readDerivedPyramid(const h5::Group& mapGroup, const std::string& path,
                                            const LayerInfo& info) const;

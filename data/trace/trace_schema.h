@@ -1,4 +1,4 @@
-// The trace format v3 in names: version constants, the fixed dataset paths and the path builders.
+// The trace format v4 in names: version constants, the fixed dataset paths and the path builders.
 // docs/trace-format.md describes the same layout for h5py users; keep the two in step.
 #pragma once
 
@@ -10,13 +10,15 @@
 namespace gatescope::data {
 
 inline constexpr std::string_view kFormatName = "gatescope-trace";  ///< root attr gatescope_format
-inline constexpr int kFormatVersion = 3;                            ///< root attr format_version
+inline constexpr int kFormatVersion = 4;                            ///< root attr format_version
 /// The oldest format_version this reader opens. v1 -> v2: `/tokens/source_bytes` (the input's
 /// exact bytes, NUL included), token text with U+FFFD for partial UTF-8 (v1: the literal text
 /// "\xC3"), lse and log_* factors float32 under factorsAsF16 (v1: float16), input.sha256 of what
 /// was traced. A v1 file reads as before: its source text is /tokens/source_text. v2 -> v3: a bf16
 /// forward's q, k, v stored as bfloat16 (exact), and the decay pyramid of additive-decay layers
-/// derived from log_decay_cumsum (a group with attribute derived_from, no datasets).
+/// derived from log_decay_cumsum (a group with attribute derived_from, no datasets). v3 -> v4: a
+/// stored pyramid keeps its finest level only; readers pool the coarser ones from it (attributes
+/// pooled_from_level and coarsest_level of each pool group).
 inline constexpr int kOldestFormatVersion = 1;
 inline constexpr int64_t kTileSide = 256;   ///< pyramid tiles (and chunks) are 256 x 256 cells
 inline constexpr int64_t kRowBlock = 4096;  ///< factor and gate chunks hold 4096 token rows
@@ -48,6 +50,9 @@ inline constexpr std::string_view kAdditiveDecay = "additive_decay";  ///< layer
 /// Attribute of pyramid/<map> groups whose cells are derived, not stored (format v3).
 inline constexpr const char* kDerivedFrom = "derived_from";
 inline constexpr std::string_view kDerivedFromDecay = "factors/log_decay_cumsum";
+/// Attribute of pyramid/<map>/<pool> groups (format v4): the stored level that the levels above
+/// it, up to the group's attribute coarsest_level, are pooled from by readers.
+inline constexpr const char* kPooledFromLevel = "pooled_from_level";
 
 /// "000" for layer 0.
 std::string layerName(int layer);

@@ -51,10 +51,19 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
         l.pyramids.emplace(std::string(map), std::move(created));
         return Ok{};
     }
+    // Coarser levels are pooled by readers from the finest (2^k x 2^k blocks of its cells): the
+    // finest level alone holds everything they show.
+    const int storedCoarsest = m_options.deriveCoarseLevels ? levels.finest : levels.coarsest;
     for (Pool pool : {Pool::Max, Pool::Mean}) {
         auto poolGroup = h5::Group::create(*mapGroup, toString(pool));
         if (!poolGroup) return fail(poolGroup.error());
-        for (int level = levels.finest; level <= levels.coarsest; ++level) {
+        if (storedCoarsest < levels.coarsest) {
+            auto rc =
+                h5::writeAttribute(*poolGroup, schema::kPooledFromLevel, int64_t{storedCoarsest});
+            if (rc) rc = h5::writeAttribute(*poolGroup, "coarsest_level", int64_t{levels.coarsest});
+            if (!rc) return fail(rc.error());
+        }
+        for (int level = levels.finest; level <= storedCoarsest; ++level) {
             auto side = static_cast<hsize_t>(levelSide(m_nTokens, level));
             auto tile = std::min<hsize_t>(side, kTileSide);
             h5::Type f32 = h5::Type::nativeFloat();
@@ -79,8 +88,8 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
             if (!rc) return fail(rc.error());
             created.datasets.emplace(std::pair{pool, level}, std::move(*dataset));
         }
-        // The coarsest level is the smallest: the quickest default plot for a viewer.
-        auto rc = nexus::markData(*poolGroup, std::to_string(levels.coarsest), 3);
+        // The coarsest stored level is the smallest: the quickest default plot for a viewer.
+        auto rc = nexus::markData(*poolGroup, std::to_string(storedCoarsest), 3);
         if (!rc) return fail(rc.error());
     }
     l.pyramids.emplace(std::string(map), std::move(created));
@@ -93,6 +102,14 @@ bool TraceWriter::derivesPyramid(int layer, std::string_view map) const {
     if (l == m_storage->layers.end()) return false;
     auto p = l->second.pyramids.find(map);
     return p != l->second.pyramids.end() && p->second.derived;
+}
+
+bool TraceWriter::storesPyramidLevel(int layer, std::string_view map, int level) const {
+    if (!m_storage) return false;
+    auto l = m_storage->layers.find(layer);
+    if (l == m_storage->layers.end()) return false;
+    auto p = l->second.pyramids.find(map);
+    return p != l->second.pyramids.end() && p->second.datasets.count({Pool::Max, level}) > 0;
 }
 
 namespace {
@@ -129,8 +146,9 @@ Result<h5::Dataset*> TraceWriter::pyramidLevel(int layer, std::string_view map, 
                      path);
     if (head < 0 || head >= pyramid.heads)
         return usage(fmt::format("head {} is outside 0..{}", head, pyramid.heads - 1), path);
-    if (pyramid.derived) return nullptr;  // nothing stored: the caller drops the tiles
-    return &pyramid.datasets.at({pool, level});
+    // Not stored (a derived map, or a level readers pool from the finest): the tiles are dropped.
+    auto stored = pyramid.datasets.find({pool, level});
+    return stored == pyramid.datasets.end() ? nullptr : &stored->second;
 }
 
 Status TraceWriter::writePyramidTile(int layer, std::string_view map, Pool pool, int level,

@@ -25,7 +25,7 @@ struct TraceWriter::ArrayState {
     ElementType type = ElementType::Float32;
 };
 
-/// A created pyramid: one dataset per (pool, level).
+/// A created pyramid: one dataset per stored (pool, level); levels without one are dropped.
 struct TraceWriter::PyramidState {
     PyramidLevels levels;
     int heads = 0;

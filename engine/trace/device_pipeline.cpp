@@ -374,10 +374,12 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
                 }
             }
         }
-        // Only the causal tile bands travel: the writer stores causal tiles alone.
+        // Only the causal tile bands travel: the writer stores causal tiles alone, and of the
+        // finest level alone when readers pool the coarser ones (their host bytes stay unread).
         const float* base = slot.levels.data_ptr<float>();
+        const int stored = m_request.writer.deriveCoarseLevels ? 1 : count;
         for (const auto& p : job.pyramids) {
-            for (int i = 0; i < count; ++i) {
+            for (int i = 0; i < stored; ++i) {
                 const int64_t side = kc::pyramidSide(n, job.finestLevel + i);
                 for (std::size_t offset : {p.maxOffsets[i], p.meanOffsets[i]}) {
                     auto* dst = reinterpret_cast<float*>(host + offset);

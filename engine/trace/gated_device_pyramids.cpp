@@ -119,6 +119,7 @@ Status LayerRecorder::writeGatedDevicePyramids(const LayerRecord& rec, const Map
         if (!error.empty()) return fail(ErrorKind::Internal, error);
         const std::string map = kernels::toString(kind);
         for (std::size_t i = 0; i < maxLevels.size(); ++i) {
+            if (!m_writer.storesPyramidLevel(rec.layer, map, finestLevel + int(i))) continue;
             const int64_t side = maxLevels[i].size(1);
             const auto hostMax = maxLevels[i].cpu(), hostMean = meanLevels[i].cpu();
             for (int head = 0; head < count; ++head) {

@@ -162,6 +162,7 @@ Status LayerRecorder::writeDevicePyramids(const LayerRecord& rec, int finestLeve
             }
             for (int i = 0; i < count; ++i) {
                 const int level = finestLevel + i;
+                if (!m_writer.storesPyramidLevel(rec.layer, map, level)) continue;
                 const auto hostMax = maxLevels[i].cpu();
                 const auto hostMean = meanLevels[i].cpu();
                 for (auto pool : {data::Pool::Max, data::Pool::Mean}) {

@@ -63,7 +63,7 @@ TEST(TraceV3, Bf16FactorsReadBackBitForBit) {
         ASSERT_TRUE(w->commit());
         auto reader = TraceReader::open(path);
         ASSERT_TRUE(reader) << reader.error().describe();
-        EXPECT_EQ((*reader)->summary().formatVersion, 3);
+        EXPECT_EQ((*reader)->summary().formatVersion, kFormatVersion);
         const FactorInfo* q = (*reader)->summary().layer(0)->factor("q");
         ASSERT_TRUE(q);
         EXPECT_EQ(q->bf16, asBf16);

@@ -1,23 +1,28 @@
-// The reader opens the previous format version's traces: real version 1 files written by gatescope
-// before version 2 (tests/data/v1_traces/README.md says how). Their attention, recomputed here in
-// float64 from the stored factors by the documented formula, must be their finest pyramid level.
+// The reader opens the previous format versions' traces: real files written by gatescope before
+// each version change (tests/data/v*_traces/README.md say how). Their attention, recomputed here in
+// float64 from the stored factors by the documented formula, must be their finest pyramid level;
+// what later versions derive instead of storing must be what those files stored.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cmath>
 #include <fstream>
 
+#include "data/h5/library.h"
 #include "data/trace/derived_decay.h"
 #include "data/trace/trace_reader.h"
 #include "data/trace/trace_schema.h"
+#include "support/temp_dir.h"
 
 namespace gatescope::data {
 namespace {
 
 const std::filesystem::path kV1 = GATESCOPE_SOURCE_DIR "/tests/data/v1_traces";
 const std::filesystem::path kV2 = GATESCOPE_SOURCE_DIR "/tests/data/v2_traces";
+const std::filesystem::path kV3 = GATESCOPE_SOURCE_DIR "/tests/data/v3_traces";
 
 TEST(PreviousVersion, Version1TracesOpenAndReadAsWritten) {
-    static_assert(kOldestFormatVersion == kFormatVersion - 2);
+    static_assert(kOldestFormatVersion == kFormatVersion - 3);
     auto reader = TraceReader::open(kV1 / "fox_v1.h5");
     ASSERT_TRUE(reader) << reader.error().describe();
     const auto& summary = (*reader)->summary();
@@ -123,6 +128,94 @@ TEST(PreviousVersion, Version2DecayPyramidsAreWhatDerivationGives) {
     EXPECT_LT(worst, 2e-5);  // the builders exponentiate in float32, derivation in float64
     std::printf("[ v2 decay ] max relative |stored - derived| = %.3g over %lld cells\n", worst,
                 static_cast<long long>(nonzero));
+}
+
+// A version 3 trace stores every pyramid level; version 4 stores the finest and pools the others
+// from it. The file below is the v3 trace with its coarse levels removed and the v4 attributes
+// added, as gatescope now writes it: every pooled cell must be the cell the pyramid builder stored
+// (max exactly; mean to float32 rounding), at N = 1100 (levels 1..3: 550, 275 and 138 cells a
+// side, none a multiple of the 256-cell tile).
+TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
+    auto v3 = TraceReader::open(kV3 / "fox_v3.h5");
+    ASSERT_TRUE(v3) << v3.error().describe();
+    EXPECT_EQ((*v3)->summary().formatVersion, 3);
+    const int64_t n = (*v3)->summary().nTokens;
+    EXPECT_EQ(n, 1100);
+    const PyramidInfo* stored = (*v3)->summary().layer(0)->pyramid("attention");
+    ASSERT_NE(stored, nullptr);
+    EXPECT_EQ(stored->levels, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(stored->pooledFrom, -1);
+
+    test::TempDir dir;
+    const auto path = dir / "fox_v4.h5";
+    std::filesystem::copy_file(kV3 / "fox_v3.h5", path);
+    {
+        auto lock = h5::lockLibrary();
+        hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        ASSERT_GE(file, 0);
+        auto setInt = [](hid_t object, const char* name, int64_t value) {
+            if (H5Aexists(object, name) > 0) H5Adelete(object, name);
+            hid_t space = H5Screate(H5S_SCALAR);
+            hid_t attr = H5Acreate2(object, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+            EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
+            H5Aclose(attr);
+            H5Sclose(space);
+        };
+        setInt(file, "format_version", 4);
+        for (const char* pool : {"max", "mean"}) {
+            const std::string group = std::string("/layers/000/pyramid/attention/") + pool;
+            for (const char* level : {"2", "3"})
+                EXPECT_GE(H5Ldelete(file, (group + "/" + level).c_str(), H5P_DEFAULT), 0);
+            hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
+            setInt(g, schema::kPooledFromLevel, 1);
+            setInt(g, "coarsest_level", 3);
+            H5Gclose(g);
+        }
+        EXPECT_GE(H5Fclose(file), 0);
+    }
+    auto v4 = TraceReader::open(path);
+    ASSERT_TRUE(v4) << v4.error().describe();
+    const LayerInfo* layer = (*v4)->summary().layer(0);
+    const PyramidInfo* pooled = layer->pyramid("attention");
+    ASSERT_NE(pooled, nullptr);
+    EXPECT_EQ(pooled->levels, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(pooled->pooledFrom, 1);
+    double worstMean = 0;
+    int64_t nonzero = 0;
+    for (int h = 0; h < layer->header.nHeads; ++h)
+        for (int level : {2, 3})
+            for (Pool pool : {Pool::Max, Pool::Mean})
+                for (int64_t tr = 0; tr < tilesPerSide(n, level); ++tr)
+                    for (int64_t tc = 0; tc < tilesPerSide(n, level); ++tc) {
+                        auto want = (*v3)->pyramidTile(0, "attention", pool, level, h, tr, tc);
+                        auto got = (*v4)->pyramidTile(0, "attention", pool, level, h, tr, tc);
+                        ASSERT_TRUE(want && got);
+                        ASSERT_EQ(got->rows, want->rows);
+                        ASSERT_EQ(got->cols, want->cols);
+                        for (int64_t i = 0; i < kTileSide; ++i)
+                            for (int64_t j = 0; j < kTileSide; ++j) {
+                                const float w = want->at(i, j), g = got->at(i, j);
+                                nonzero += w != 0;
+                                if (pool == Pool::Max) {
+                                    ASSERT_EQ(g, w)
+                                        << "level " << level << " cell " << i << "," << j;
+                                } else {
+                                    const double rel = std::abs(double(g) - w) / (w + 1e-37);
+                                    worstMean = std::max(worstMean, rel);
+                                    ASSERT_LE(rel, 2.5e-7) << "level " << level;
+                                }
+                            }
+                    }
+    EXPECT_GT(nonzero, 100000);
+    std::printf(
+        "[ v3 levels ] max relative |stored - pooled| of mean cells = %.3g over %lld "
+        "nonzero cells\n",
+        worstMean, static_cast<long long>(nonzero));
+    // A pooled level is read like a stored one, and out-of-range requests name its path.
+    auto bad = (*v4)->pyramidTile(0, "attention", Pool::Mean, 3, layer->header.nHeads, 0, 0);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().kind, ErrorKind::Usage);
+    EXPECT_EQ(bad.error().object, schema::pyramidPath(0, "attention", Pool::Mean, 3));
 }
 
 }  // namespace

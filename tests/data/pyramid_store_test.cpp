@@ -26,7 +26,10 @@ TEST(PyramidStore, OnlyWrittenCausalTilesAreAllocated) {
     std::set<std::pair<int64_t, int64_t>> written = {{0, 0}, {2, 1}, {5, 5}, {5, 0}};
     std::map<std::pair<int64_t, int64_t>, std::vector<float>> values;
     {
-        auto w = TraceWriter::create(path);
+        // Arbitrary cells at every level, stored as written (not pooled from level 0).
+        TraceWriterOptions options;
+        options.deriveCoarseLevels = false;
+        auto w = TraceWriter::create(path, options);
         ASSERT_TRUE(w);
         ASSERT_TRUE((*w)->writeManifest(s.manifest));
         ASSERT_TRUE((*w)->writeTokens(s.tokens));
@@ -99,6 +102,7 @@ std::unique_ptr<TraceWriter> levelWriter(const std::filesystem::path& path,
     TraceWriterOptions options;
     options.compression = compression;
     options.encodeThreads = 3;
+    options.deriveCoarseLevels = false;  // arbitrary cells at both levels, stored as written
     auto w = TraceWriter::create(path, options);
     EXPECT_TRUE(w);
     if (!w) return nullptr;

@@ -122,6 +122,9 @@ Status writeSample(const Sample& sample, const std::filesystem::path& path,
     // The sample's pyramid cells are arbitrary values, not the decay of its c: stored as written
     // (a one-token c is non-increasing, and the writer would derive its decay map).
     options.deriveDecayPyramids = false;
+    // Nor are the levels pooled from one another: every level is stored (pooled_levels_test.cpp
+    // covers coarse levels pooled by the reader).
+    options.deriveCoarseLevels = false;
     auto created = TraceWriter::create(path, options);
     if (!created) return created.error();
     TraceWriter& w = **created;

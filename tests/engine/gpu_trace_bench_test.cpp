@@ -226,10 +226,10 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         records = median("records", [&] { ASSERT_TRUE(m.forward(ids, {}, run, &probe)); });
 
     // v2: the format before issue 24's "Bytes" (q, k, v widened to float32, decay pyramids
-    // stored); otherwise format v3 (bf16 factors as bf16, decay pyramids derived by readers).
+    // stored); v3: every pyramid level stored; otherwise format v4 (bf16 factors as bf16, decay
+    // pyramids derived and coarse pyramid levels pooled by readers).
     auto traced = [&](bool factors, bool write, bool pyramids = true, bool v2 = false,
-                      const char* name = "bench.h5", double* keep = nullptr,
-                      bool flushWhileWriting = true) {
+                      const char* name = "bench.h5", double* keep = nullptr, bool v3 = false) {
         const auto start = Clock::now();
         core::TraceRequest request;
         request.storeFactors = factors;
@@ -238,7 +238,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         request.writer.compressionLevel = level;
         request.writer.bf16Factors = !v2;
         request.writer.deriveDecayPyramids = !v2;
-        request.writer.flushWhileWriting = flushWhileWriting;
+        request.writer.deriveCoarseLevels = !v2 && !v3;
         const fs::path out = work / name;
         auto writer = data::TraceWriter::create(out, request.writer);
         ASSERT_TRUE(writer) << writer.error().describe();
@@ -306,16 +306,19 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         std::printf("[gpu-bench] full-v2   %8.3f s   (written and committed)\n", fullV2);
         bytes("bench-v2.h5", "v2");
     }
-    // A/B: the writer's background flush off (commit's fsync writes the whole file), before the
-    // timed full trace with it on; the file is removed so that the page cache starts alike.
-    double fullUnflushed = 0;
-    traced(true, true, true, false, "bench-unflushed.h5", &fullUnflushed, false);
-    std::printf("[gpu-bench] full, no background flush %8.3f s   (written and committed)\n",
-                fullUnflushed);
-    {
-        std::error_code ec;
-        fs::remove(work / "bench-unflushed.h5", ec);
-    }
+    // A/B, alternated: every pyramid level stored (format v3) against the finest only (v4);
+    // each file is removed so that the page cache starts alike.
+    for (int r = 0; r < repeats; ++r)
+        for (const bool v3 : {true, false}) {
+            const char* name = v3 ? "bench-v3.h5" : "bench-v4.h5";
+            double written = 0;
+            traced(true, true, true, false, name, &written, v3);
+            std::printf("[gpu-bench] full-%s   %8.3f s   (written and committed)\n",
+                        v3 ? "v3" : "v4", written);
+            if (r == 0) bytes(name, v3 ? "v3" : "v4");
+            std::error_code ec;
+            fs::remove(work / name, ec);
+        }
     resetPeakHostMemory();
     MemoryPoller fullPoller;
     traced(true, true, true, false, "bench.h5", &full);
@@ -324,9 +327,9 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         "[gpu-bench] full      %8.3f s   (written and committed)   peak device memory "
         "in use %6.2f GiB, host %6.2f GiB\n",
         full, fullPoller.peak() / double(1 << 30), peakHostMemoryGiB());
-    bytes("bench.h5", "v3");
+    bytes("bench.h5", "v4");
     if (n <= 16384)
-        std::printf("[gpu-bench] full trace written: v2 %.3f s, v3 %.3f s\n", fullV2, full);
+        std::printf("[gpu-bench] full trace written: v2 %.3f s, v4 %.3f s\n", fullV2, full);
     // The time goal: the disk is the only limit. The bandwidth is measured with as many bytes as
     // the trace has, after it (the page cache holds no dirty pages of it: commit fsynced).
     std::error_code sizeEc;
@@ -345,9 +348,8 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         std::printf(
             "[gpu-bench] disk: %.3f GB written and fsynced at %.3f GB/s (%.3f s); goal "
             "1.2 x max(landed %.3f s, disk %.3f s) = %.3f s; full %.3f s = %.2fx of "
-            "max(landed, disk) (no background flush: %.3f s = %.2fx)\n",
-            traceBytes / 1e9, bandwidth, disk, landed, disk, 1.2 * bound, full, full / bound,
-            fullUnflushed, fullUnflushed / bound);
+            "max(landed, disk)\n",
+            traceBytes / 1e9, bandwidth, disk, landed, disk, 1.2 * bound, full, full / bound);
     }
     const auto levels = data::defaultPyramidLevels(n, 1024);
     std::printf(
