@@ -3,7 +3,9 @@
 
 Usage: scripts/trace-bytes.py TRACE.h5 [LABEL]
 Prints one line per group: factors/<name>, gates, pyramid/<map>/<pool>, tokens, per_token; then
-the file size. Derived pyramids (format v3, attribute derived_from) hold no datasets: 0 bytes.
+the file size, with each group's stored element type (a bfloat16 factor reads as float32 in
+h5py). Derived pyramids (format v3 on, attribute derived_from) hold no datasets, and format v4
+stores a pyramid's finest level only: coarser levels take no bytes.
 """
 import os
 import re
@@ -27,7 +29,9 @@ def main():
         key = re.sub(r"^(tokens|per_token)/.*$", r"\1", key)
         key = re.sub(r"^gates/.*$", "gates", key)
         groups[key] += obj.id.get_storage_size()
-        dtypes[key] = str(obj.dtype)
+        stored = obj.id.get_type()
+        dtypes[key] = (f"{stored.get_size() * 8}-bit float" if stored.get_class() == h5py.h5t.FLOAT
+                       else str(obj.dtype))
 
     with h5py.File(path, "r") as f:
         f.visititems(visit)

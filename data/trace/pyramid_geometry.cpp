@@ -36,4 +36,8 @@ PyramidLevels defaultPyramidLevels(int64_t n, int64_t finestSide) {
     return levels;
 }
 
+bool isStoredLevel(const PyramidLevels& levels, int level) {
+    return levels.contains(level) && (level - levels.finest) % kPoolStride == 0;
+}
+
 }  // namespace gatescope::data

@@ -7,7 +7,7 @@
 
 namespace gatescope::data {
 
-/// The inclusive range of stored levels, finest (smallest l) to coarsest.
+/// The inclusive range of a pyramid's levels, finest (smallest l) to coarsest.
 struct PyramidLevels {
     int finest = 0;
     int coarsest = 0;
@@ -25,5 +25,12 @@ int64_t causalTileCount(int64_t n, int level);
 /// Default range: finest = smallest l with S <= finestSide; coarsest = smallest l with S <= 256,
 /// and never finer than finest (so at least one level).
 PyramidLevels defaultPyramidLevels(int64_t n, int64_t finestSide = 1024);
+
+/// Format v4 stores every kPoolStride-th level from the finest; readers pool each other level from
+/// the nearest stored level below, at most kPoolStride - 1 levels down: a pooled tile reads at
+/// most 4^(kPoolStride - 1) = 16 stored tiles.
+inline constexpr int kPoolStride = 3;
+/// Whether format v4 stores `level` of `levels`: (level - finest) % kPoolStride == 0.
+bool isStoredLevel(const PyramidLevels& levels, int level);
 
 }  // namespace gatescope::data

@@ -186,12 +186,14 @@ Result<Tile> TraceReader::pyramidTile(int layer, std::string_view map, Pool pool
     if (level < 0 || level > kMaxPyramidLevel)
         return error(ErrorKind::Missing, "no such pyramid level", path);
     // Levels that are not stored: derived from c, or pooled from the stored level below.
-    if (pyramid->derived || (pyramid->pooledFrom >= 0 && level > pyramid->pooledFrom)) {
+    const int source = pyramid->poolSource(level);
+    if (pyramid->derived || source >= 0) {
         if (std::find(pyramid->levels.begin(), pyramid->levels.end(), level) ==
             pyramid->levels.end())
             return error(ErrorKind::Missing, "no such pyramid level", path);
-        return pyramid->derived ? derivedTile(*info, pool, level, head, tileRow, tileCol)
-                                : pooledTile(layer, *pyramid, pool, level, head, tileRow, tileCol);
+        return pyramid->derived
+                   ? derivedTile(*info, pool, level, head, tileRow, tileCol)
+                   : pooledTile(layer, *pyramid, pool, level, source, head, tileRow, tileCol);
     }
     int64_t heads = 0;
     auto ds = levelDataset(path, level, heads);

@@ -1,5 +1,5 @@
-// TraceReader: tiles of pyramid levels that are not stored (format v4), pooled from the stored
-// level below them, the way a pyramid builder pools a level from the one below.
+// TraceReader: tiles of pyramid levels that are not stored (format v4), pooled from the nearest
+// stored level below them, the way a pyramid builder pools a level from the one below.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,10 +11,16 @@
 
 namespace gatescope::data {
 
+int PyramidInfo::poolSource(int level) const {
+    if (derived || std::binary_search(stored.begin(), stored.end(), level)) return -1;
+    auto below = std::lower_bound(stored.begin(), stored.end(), level);
+    return below == stored.begin() ? -1 : *std::prev(below);
+}
+
 Result<Tile> TraceReader::pooledTile(int layer, const PyramidInfo& info, Pool pool, int level,
-                                     int head, int64_t tileRow, int64_t tileCol) const {
+                                     int from, int head, int64_t tileRow, int64_t tileCol) const {
     const std::string path = schema::pyramidPath(layer, info.map, pool, level);
-    const int from = info.pooledFrom, shift = level - from;
+    const int shift = level - from;
     const int64_t n = m_summary.nTokens, fromSide = levelSide(n, from);
     int64_t heads = 0;
     if (auto stored = levelDataset(schema::pyramidPath(layer, info.map, pool, from), from, heads);

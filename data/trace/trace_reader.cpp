@@ -259,6 +259,7 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
             continue;
         }
         PyramidInfo p{map, {}, {}, 0, false};
+        bool pooled = false;
         for (Pool pool : {Pool::Max, Pool::Mean}) {
             auto poolGroup = h5::Group::open(*pyramid, map + "/" + toString(pool));
             if (!poolGroup && poolGroup.error().kind != ErrorKind::Missing)
@@ -275,18 +276,26 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
                                  poolGroup->where().object + "/" + level);
                 stored.push_back(*value);
             }
-            auto pooledFrom = readPooledLevels(*poolGroup, stored);
-            if (!pooledFrom) return pooledFrom.error();
-            // The pools are read alike: both pool the same levels from the same one.
-            if (!p.pools.empty() && *pooledFrom != p.pooledFrom)
+            std::sort(stored.begin(), stored.end());
+            auto all = readPooledLevels(*poolGroup, stored);
+            if (!all) return all.error();
+            // Pooled levels are read alike in both pools: the same stored and pooled levels.
+            const bool pooledHere = all->size() > stored.size();
+            if (!p.pools.empty() && (pooledHere || pooled) &&
+                (*all != p.levels || stored != p.stored))
                 return error(ErrorKind::Format,
                              "the max and mean pools store different pyramid levels",
                              poolGroup->where().object);
-            p.pooledFrom = *pooledFrom;
+            pooled = pooled || pooledHere;
             p.pools.push_back(pool);
-            for (int level : stored)
+            for (int level : *all)
                 if (std::find(p.levels.begin(), p.levels.end(), level) == p.levels.end())
                     p.levels.push_back(level);
+            for (int level : stored)
+                if (std::find(p.stored.begin(), p.stored.end(), level) == p.stored.end())
+                    p.stored.push_back(level);
+            std::sort(p.levels.begin(), p.levels.end());
+            std::sort(p.stored.begin(), p.stored.end());
         }
         std::sort(p.levels.begin(), p.levels.end());
         info.pyramids.push_back(std::move(p));
@@ -294,30 +303,31 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
     return Ok{};
 }
 
-Result<int> TraceReader::readPooledLevels(const h5::Group& poolGroup,
-                                          std::vector<int>& levels) const {
-    auto has = h5::hasAttribute(poolGroup, schema::kPooledFromLevel);
+Result<std::vector<int>> TraceReader::readPooledLevels(const h5::Group& poolGroup,
+                                                       const std::vector<int>& stored) const {
+    auto has = h5::hasAttribute(poolGroup, schema::kCoarsestLevel);
     if (!has) return has.error();
-    if (!*has) return -1;
-    const std::string path = poolGroup.where().object;
-    auto from = h5::readIntAttribute(poolGroup, schema::kPooledFromLevel);
-    if (!from) return from.error();
-    auto coarsest = h5::readIntAttribute(poolGroup, "coarsest_level");
+    if (!*has || stored.empty()) return stored;
+    auto coarsest = h5::readIntAttribute(poolGroup, schema::kCoarsestLevel);
     if (!coarsest) return coarsest.error();
-    // Only the stored level's own tiles are read to pool the others: none above it is stored.
-    const bool storedAbove =
-        std::any_of(levels.begin(), levels.end(), [&](int l) { return l > *from; });
-    if (std::find(levels.begin(), levels.end(), *from) == levels.end() || storedAbove ||
-        *coarsest <= *from || *coarsest > kMaxPyramidLevel)
+    if (*coarsest < stored.back() || *coarsest > kMaxPyramidLevel)
         return error(ErrorKind::Format,
-                     fmt::format("pooled_from_level {} with coarsest_level {}: the pooled-from "
-                                 "level must be the coarsest stored one and coarsest_level above "
-                                 "it, at most {}",
-                                 *from, *coarsest, kMaxPyramidLevel),
-                     path);
-    for (auto level = *from + 1; level <= *coarsest; ++level)
+                     fmt::format("coarsest_level {} is below the stored level {} or above {}",
+                                 *coarsest, stored.back(), kMaxPyramidLevel),
+                     poolGroup.where().object);
+    // A pooled tile reads the stored tiles under it: at most kPoolStride - 1 levels down.
+    std::vector<int> levels;
+    for (auto level = int64_t{stored.front()}, source = level; level <= *coarsest; ++level) {
+        if (std::binary_search(stored.begin(), stored.end(), level)) source = level;
+        if (level - source >= kPoolStride)
+            return error(ErrorKind::Format,
+                         fmt::format("pyramid level {} would be pooled from level {}: more than "
+                                     "{} levels below it",
+                                     level, source, kPoolStride - 1),
+                         poolGroup.where().object);
         levels.push_back(static_cast<int>(level));
-    return static_cast<int>(*from);
+    }
+    return levels;
 }
 
 Result<PyramidInfo> TraceReader::readDerivedPyramid(const h5::Group& mapGroup,

@@ -45,9 +45,13 @@ struct PyramidInfo {
     /// Not stored: derived from factors/log_decay_cumsum by pyramidTile (format v3 decay maps,
     /// data/trace/derived_decay.h). Readers see the same tiles either way.
     bool derived = false;
-    /// Levels above this one (in `levels`) are not stored: pyramidTile pools them from this level
-    /// (format v4; max exactly, mean to float32 rounding). -1: every level is stored.
-    int pooledFrom = -1;
+    /// Levels with a dataset, ascending (none for a derived pyramid; all of `levels` before format
+    /// v4). pyramidTile pools the others from the nearest stored level below (format v4; max
+    /// exactly, mean to float32 rounding).
+    std::vector<int> stored;
+
+    /// The stored level that `level` is pooled from; -1 when it is stored (or derived).
+    int poolSource(int level) const;
 };
 
 struct LayerInfo {
@@ -129,7 +133,7 @@ public:
     /// One 256 x 256 tile of a pyramid level; zeros beyond S and for non-causal tiles (never
     /// stored). Tiles not written by the producer read as zeros too. Tiles of a derived pyramid
     /// (PyramidInfo::derived) are computed from log_decay_cumsum, the same cells the writer would
-    /// have stored; tiles of levels that are not stored (PyramidInfo::pooledFrom) are pooled from
+    /// have stored; tiles of levels that are not stored (PyramidInfo::poolSource) are pooled from
     /// the stored level's tiles, the same cells a builder pools.
     Result<Tile> pyramidTile(int layer, std::string_view map, Pool pool, int level, int head,
                              int64_t tileRow, int64_t tileCol) const;
@@ -149,9 +153,11 @@ private:
     Status readLayerHeader(const h5::Group& group, const std::string& path, LayerHeader& h) const;
     Status readPyramids(const h5::Group& group, const std::string& path, LayerInfo& info);
     Status readTopPredictions(PerTokenResults& results) const;
-    /// The pool group's levels pooled from a stored one (attribute pooled_from_level, format v4),
-    /// checked against its stored `levels`; -1 when it has none.
-    Result<int> readPooledLevels(const h5::Group& poolGroup, std::vector<int>& levels) const;
+    /// Every level of a pool group: its `stored` ones (ascending) and, with attribute
+    /// coarsest_level (format v4), those pooled up to it, checked to lie within kPoolStride - 1
+    /// levels of a stored one below.
+    Result<std::vector<int>> readPooledLevels(const h5::Group& poolGroup,
+                                              const std::vector<int>& stored) const;
     /// The stored pyramid level at `path` (checked to be [heads, S, S] float) and its heads.
     Result<std::shared_ptr<h5::Dataset>> levelDataset(const std::string& path, int level,
                                                       int64_t& heads) const;
@@ -164,9 +170,9 @@ private:
     Result<Tile> cachedTile(Tile tile, const std::string& path, int head, int64_t tileRow,
                             int64_t tileCol,
                             const std::function<Result<BlockCache::Block>()>& load) const;
-    /// A tile of a level that is pooled from the stored level info.pooledFrom.
-    Result<Tile> pooledTile(int layer, const PyramidInfo& info, Pool pool, int level, int head,
-                            int64_t tileRow, int64_t tileCol) const;
+    /// A tile of `level`, pooled from the stored level `from` below it.
+    Result<Tile> pooledTile(int layer, const PyramidInfo& info, Pool pool, int level, int from,
+                            int head, int64_t tileRow, int64_t tileCol) const;
     /// A derived pyramid/<map> group (attribute derived_from), checked against the layer.
     Result<PyramidInfo> readDerivedPyramid(const h5::Group& mapGroup, const std::string& path,
                                            const LayerInfo& info) const;

@@ -17,8 +17,8 @@ inline constexpr int kFormatVersion = 4;                            ///< root at
 /// was traced. A v1 file reads as before: its source text is /tokens/source_text. v2 -> v3: a bf16
 /// forward's q, k, v stored as bfloat16 (exact), and the decay pyramid of additive-decay layers
 /// derived from log_decay_cumsum (a group with attribute derived_from, no datasets). v3 -> v4: a
-/// stored pyramid keeps its finest level only; readers pool the coarser ones from it (attributes
-/// pooled_from_level and coarsest_level of each pool group).
+/// stored pyramid keeps every third level from its finest (kPoolStride); readers pool the others
+/// from the nearest stored level below (attribute coarsest_level of each pool group).
 inline constexpr int kOldestFormatVersion = 1;
 inline constexpr int64_t kTileSide = 256;   ///< pyramid tiles (and chunks) are 256 x 256 cells
 inline constexpr int64_t kRowBlock = 4096;  ///< factor and gate chunks hold 4096 token rows
@@ -50,9 +50,9 @@ inline constexpr std::string_view kAdditiveDecay = "additive_decay";  ///< layer
 /// Attribute of pyramid/<map> groups whose cells are derived, not stored (format v3).
 inline constexpr const char* kDerivedFrom = "derived_from";
 inline constexpr std::string_view kDerivedFromDecay = "factors/log_decay_cumsum";
-/// Attribute of pyramid/<map>/<pool> groups (format v4): the stored level that the levels above
-/// it, up to the group's attribute coarsest_level, are pooled from by readers.
-inline constexpr const char* kPooledFromLevel = "pooled_from_level";
+/// Attribute of pyramid/<map>/<pool> groups (format v4): the pyramid's coarsest level. Levels up
+/// to it without a dataset are pooled by readers from the nearest stored level below.
+inline constexpr const char* kCoarsestLevel = "coarsest_level";
 
 /// "000" for layer 0.
 std::string layerName(int layer);

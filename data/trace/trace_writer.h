@@ -45,10 +45,11 @@ struct TraceWriterOptions {
     /// (every head non-increasing) is not stored: readers derive its cells from c
     /// (data/trace/derived_decay.h, format v3). False stores it as v2 did.
     bool deriveDecayPyramids = true;
-    /// A stored pyramid keeps only its finest level; readers pool the coarser ones from it
-    /// (TraceReader::pyramidTile: max exactly, mean to float32 rounding; format v4), and their
-    /// tiles handed to the writer are dropped (storesPyramidLevel). False stores every level
-    /// (the v3 layout: 40% more pyramid bytes at 16k tokens).
+    /// A stored pyramid keeps every third level from its finest (data::isStoredLevel: the finest
+    /// alone at the default 3 levels); readers pool the others from the nearest stored level
+    /// below (TraceReader::pyramidTile: max exactly, mean to float32 rounding; format v4), and
+    /// their tiles handed to the writer are dropped (storesPyramidLevel). False stores every
+    /// level (the v3 layout: 40% more pyramid bytes at 16k tokens).
     bool deriveCoarseLevels = true;
     /// Threads of the writer's h5::ChunkWriter (0: all cores): one stores, the others compress.
     int encodeThreads = 0;
@@ -135,8 +136,8 @@ public:
     /// them. False for a pyramid not created.
     bool derivesPyramid(int layer, std::string_view map) const;
     /// Whether tiles of `level` of a created pyramid are stored; false for a derived map and, with
-    /// TraceWriterOptions::deriveCoarseLevels, for every level above the finest, so callers need
-    /// not build or copy them. False for a pyramid not created.
+    /// TraceWriterOptions::deriveCoarseLevels, for the levels readers pool, so callers need not
+    /// build or copy them. False for a pyramid not created.
     bool storesPyramidLevel(int layer, std::string_view map, int level) const;
     /// Writes one 256 x 256 row-major tile; only causal tiles (tileCol <= tileRow) are accepted.
     /// Cells past the level side S are ignored; cells above the diagonal are stored as 0.

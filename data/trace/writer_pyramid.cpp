@@ -51,19 +51,25 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
         l.pyramids.emplace(std::string(map), std::move(created));
         return Ok{};
     }
-    // Coarser levels are pooled by readers from the finest (2^k x 2^k blocks of its cells): the
-    // finest level alone holds everything they show.
-    const int storedCoarsest = m_options.deriveCoarseLevels ? levels.finest : levels.coarsest;
+    // Levels between stored ones are pooled by readers from the nearest stored level below
+    // (2^k x 2^k blocks of its cells): the stored levels hold everything they show.
+    auto stored = [&](int level) {
+        return !m_options.deriveCoarseLevels || isStoredLevel(levels, level);
+    };
+    int storedCoarsest = levels.finest;
+    for (int level = levels.finest; level <= levels.coarsest; ++level)
+        if (stored(level)) storedCoarsest = level;
+    const bool pooled = m_options.deriveCoarseLevels && levels.count() > 1;
     for (Pool pool : {Pool::Max, Pool::Mean}) {
         auto poolGroup = h5::Group::create(*mapGroup, toString(pool));
         if (!poolGroup) return fail(poolGroup.error());
-        if (storedCoarsest < levels.coarsest) {
+        if (pooled) {
             auto rc =
-                h5::writeAttribute(*poolGroup, schema::kPooledFromLevel, int64_t{storedCoarsest});
-            if (rc) rc = h5::writeAttribute(*poolGroup, "coarsest_level", int64_t{levels.coarsest});
+                h5::writeAttribute(*poolGroup, schema::kCoarsestLevel, int64_t{levels.coarsest});
             if (!rc) return fail(rc.error());
         }
-        for (int level = levels.finest; level <= storedCoarsest; ++level) {
+        for (int level = levels.finest; level <= levels.coarsest; ++level) {
+            if (!stored(level)) continue;
             auto side = static_cast<hsize_t>(levelSide(m_nTokens, level));
             auto tile = std::min<hsize_t>(side, kTileSide);
             h5::Type f32 = h5::Type::nativeFloat();

@@ -374,12 +374,15 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
                 }
             }
         }
-        // Only the causal tile bands travel: the writer stores causal tiles alone, and of the
-        // finest level alone when readers pool the coarser ones (their host bytes stay unread).
+        // Only the causal tile bands travel: the writer stores causal tiles alone, and only of
+        // the levels readers do not pool (the others' host bytes stay unread).
         const float* base = slot.levels.data_ptr<float>();
-        const int stored = m_request.writer.deriveCoarseLevels ? 1 : count;
+        const data::PyramidLevels levels{job.finestLevel, job.coarsestLevel};
         for (const auto& p : job.pyramids) {
-            for (int i = 0; i < stored; ++i) {
+            for (int i = 0; i < count; ++i) {
+                if (m_request.writer.deriveCoarseLevels &&
+                    !data::isStoredLevel(levels, job.finestLevel + i))
+                    continue;
                 const int64_t side = kc::pyramidSide(n, job.finestLevel + i);
                 for (std::size_t offset : {p.maxOffsets[i], p.meanOffsets[i]}) {
                     auto* dst = reinterpret_cast<float*>(host + offset);

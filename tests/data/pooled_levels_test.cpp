@@ -1,4 +1,5 @@
-// Format v4: a pyramid stores its finest level; the reader pools the coarser ones from it. The
+// Format v4: a pyramid stores every third level from its finest; the reader pools the others from
+// the nearest stored level below. The
 // oracle is the definition, straight from a random token-level map: a level-l cell's max and mean
 // over its (clipped) 2^l x 2^l token pairs, in float64, never from another level. Sizes are off
 // the 256-cell tile and the cell grid; tiles are written whole-level and tile by tile, held and
@@ -91,7 +92,8 @@ TEST_P(PooledLevels, CoarseTilesAreTheDefinitionOfTheMap) {
         std::vector<float> tile(kTileSide * kTileSide);
         std::vector<std::vector<float>> handed;  // held writes read them until writeHeld
         for (int level = param.levels.finest; level <= param.levels.coarsest; ++level) {
-            EXPECT_EQ(w.storesPyramidLevel(0, "attention", level), level == param.levels.finest);
+            EXPECT_EQ(w.storesPyramidLevel(0, "attention", level),
+                      (level - param.levels.finest) % kPoolStride == 0);
             const int64_t side = levelSide(n, level), tiles = tilesPerSide(n, level);
             for (Pool pool : {Pool::Max, Pool::Mean})
                 for (int h = 0; h < heads; ++h) {
@@ -120,7 +122,7 @@ TEST_P(PooledLevels, CoarseTilesAreTheDefinitionOfTheMap) {
         auto committed = w.commit();
         ASSERT_TRUE(committed) << committed.error().describe();
     }
-    {  // Only the finest level is a dataset; its pool groups name the pooled levels.
+    {  // Only every third level from the finest is a dataset.
         auto lock = h5::lockLibrary();
         hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
         ASSERT_GE(file, 0);
@@ -128,7 +130,7 @@ TEST_P(PooledLevels, CoarseTilesAreTheDefinitionOfTheMap) {
             for (int level = param.levels.finest; level <= param.levels.coarsest; ++level)
                 EXPECT_EQ(H5Lexists(file, schema::pyramidPath(0, "attention", pool, level).c_str(),
                                     H5P_DEFAULT) > 0,
-                          level == param.levels.finest);
+                          isStoredLevel(param.levels, level));
         H5Fclose(file);
     }
     auto reader = TraceReader::open(path);
@@ -136,11 +138,13 @@ TEST_P(PooledLevels, CoarseTilesAreTheDefinitionOfTheMap) {
     EXPECT_EQ((*reader)->summary().formatVersion, kFormatVersion);
     const PyramidInfo* info = (*reader)->summary().layer(0)->pyramid("attention");
     ASSERT_NE(info, nullptr);
-    EXPECT_EQ(info->pooledFrom, param.levels.finest);
+    EXPECT_EQ(info->stored.front(), param.levels.finest);
+    EXPECT_EQ(info->stored.size(), static_cast<size_t>((param.levels.count() + 2) / kPoolStride));
     ASSERT_EQ(info->levels.size(), static_cast<size_t>(param.levels.count()));
     double worst = 0;
     int64_t nonzero = 0;
     for (int level = param.levels.finest + 1; level <= param.levels.coarsest; ++level) {
+        if (isStoredLevel(param.levels, level)) continue;
         const int64_t side = levelSide(n, level), tiles = tilesPerSide(n, level);
         for (Pool pool : {Pool::Max, Pool::Mean})
             for (int h = 0; h < heads; ++h) {
@@ -182,7 +186,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, PooledLevels,
                          ::testing::Values(Case{257, {0, 2}, Compression::None, true, false},
                                            Case{777, {0, 3}, Compression::Deflate, false, false},
                                            Case{1000, {1, 3}, Compression::Deflate, true, true},
-                                           Case{1300, {1, 4}, Compression::None, false, true}),
+                                           Case{1300, {1, 4}, Compression::None, false, true},
+                                           Case{1300, {0, 5}, Compression::Deflate, true, false}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                              return "N" + std::to_string(info.param.n) + "_levels" +
                                     std::to_string(info.param.levels.finest) + "to" +
@@ -208,8 +213,8 @@ protected:
         ASSERT_TRUE(w.commit());
     }
 
-    std::filesystem::path edited(const std::string& name, const char* pool, const char* attribute,
-                                 int64_t value) {
+    /// A copy whose `pool` group's coarsest_level is `value` (-1: removed).
+    std::filesystem::path edited(const std::string& name, const char* pool, int64_t value) {
         const auto path = dir / name;
         std::filesystem::copy_file(good, path);
         auto lock = h5::lockLibrary();
@@ -217,10 +222,11 @@ protected:
         EXPECT_GE(file, 0);
         const std::string group = std::string("/layers/000/pyramid/attention/") + pool;
         hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
-        H5Adelete(g, attribute);
-        if (value >= 0) {
+        H5Adelete(g, schema::kCoarsestLevel);
+        if (value != -1) {
             hid_t space = H5Screate(H5S_SCALAR);
-            hid_t attr = H5Acreate2(g, attribute, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+            hid_t attr = H5Acreate2(g, schema::kCoarsestLevel, H5T_STD_I64LE, space, H5P_DEFAULT,
+                                    H5P_DEFAULT);
             EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
             H5Aclose(attr);
             H5Sclose(space);
@@ -243,17 +249,15 @@ TEST_F(PooledLevelsBadInput, InconsistentAttributesAreFormatErrorsNamingTheGroup
     struct Bad {
         const char* name;
         const char* pool;
-        const char* attribute;
-        int64_t value;  // -1: removed
+        int64_t coarsest;  // -1: removed
         const char* words;
     };
-    for (const Bad& bad : {Bad{"unstored.h5", "max", schema::kPooledFromLevel, 1, "pooled-from"},
-                           Bad{"not-above.h5", "mean", "coarsest_level", 0, "coarsest_level"},
-                           Bad{"too-deep.h5", "max", "coarsest_level", 41, "at most"},
-                           Bad{"no-coarsest.h5", "max", "coarsest_level", -1, "coarsest_level"},
-                           Bad{"pools-differ.h5", "mean", schema::kPooledFromLevel, -1,
-                               "different pyramid levels"}}) {
-        const auto path = edited(bad.name, bad.pool, bad.attribute, bad.value);
+    for (const Bad& bad : {Bad{"below.h5", "max", -2, "below the stored level"},
+                           Bad{"too-deep.h5", "max", 41, "above 40"},
+                           Bad{"too-far.h5", "mean", 3, "more than 2 levels below"},
+                           Bad{"pools-differ.h5", "mean", 1, "different pyramid levels"},
+                           Bad{"no-coarsest.h5", "max", -1, "different pyramid levels"}}) {
+        const auto path = edited(bad.name, bad.pool, bad.coarsest);
         auto reader = TraceReader::open(path);
         ASSERT_FALSE(reader) << bad.name;
         const Error& e = reader.error();

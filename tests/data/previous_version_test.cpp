@@ -130,11 +130,11 @@ TEST(PreviousVersion, Version2DecayPyramidsAreWhatDerivationGives) {
                 static_cast<long long>(nonzero));
 }
 
-// A version 3 trace stores every pyramid level; version 4 stores the finest and pools the others
-// from it. The file below is the v3 trace with its coarse levels removed and the v4 attributes
-// added, as gatescope now writes it: every pooled cell must be the cell the pyramid builder stored
-// (max exactly; mean to float32 rounding), at N = 1100 (levels 1..3: 550, 275 and 138 cells a
-// side, none a multiple of the 256-cell tile).
+// A version 3 trace stores every pyramid level; version 4 stores every third from the finest and
+// pools the others from the stored level below (here the finest). The file below is the v3 trace
+// with its coarse levels removed and the v4 attributes added, as gatescope now writes it: every
+// pooled cell must be the cell the pyramid builder stored (max exactly; mean to float32 rounding),
+// at N = 1100 (levels 1..3: 550, 275 and 138 cells a side, none a multiple of the 256-cell tile).
 TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
     auto v3 = TraceReader::open(kV3 / "fox_v3.h5");
     ASSERT_TRUE(v3) << v3.error().describe();
@@ -144,7 +144,7 @@ TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
     const PyramidInfo* stored = (*v3)->summary().layer(0)->pyramid("attention");
     ASSERT_NE(stored, nullptr);
     EXPECT_EQ(stored->levels, (std::vector<int>{1, 2, 3}));
-    EXPECT_EQ(stored->pooledFrom, -1);
+    EXPECT_EQ(stored->stored, (std::vector<int>{1, 2, 3}));
 
     test::TempDir dir;
     const auto path = dir / "fox_v4.h5";
@@ -167,8 +167,7 @@ TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
             for (const char* level : {"2", "3"})
                 EXPECT_GE(H5Ldelete(file, (group + "/" + level).c_str(), H5P_DEFAULT), 0);
             hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
-            setInt(g, schema::kPooledFromLevel, 1);
-            setInt(g, "coarsest_level", 3);
+            setInt(g, schema::kCoarsestLevel, 3);
             H5Gclose(g);
         }
         EXPECT_GE(H5Fclose(file), 0);
@@ -179,7 +178,8 @@ TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
     const PyramidInfo* pooled = layer->pyramid("attention");
     ASSERT_NE(pooled, nullptr);
     EXPECT_EQ(pooled->levels, (std::vector<int>{1, 2, 3}));
-    EXPECT_EQ(pooled->pooledFrom, 1);
+    EXPECT_EQ(pooled->stored, (std::vector<int>{1}));
+    EXPECT_EQ(pooled->poolSource(3), 1);
     double worstMean = 0;
     int64_t nonzero = 0;
     for (int h = 0; h < layer->header.nHeads; ++h)

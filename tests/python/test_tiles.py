@@ -54,7 +54,7 @@ def test_exact_tiles_match_the_level_0_pyramid_the_trace_job_stored(traces, arch
 def _level_1(group, head, n=300):
     """Level 1 of a format 4 pyramid pool group, pooled from its stored level 0 as
     docs/trace-format.md says: max of each 2 x 2 block; mean weighted by the tokens each covers."""
-    assert int(group.attrs["pooled_from_level"]) == 0 and sorted(group) == ["0"]
+    assert int(group.attrs["coarsest_level"]) == 1 and sorted(group) == ["0"]
     fine = group["0"][head].astype(np.float64)  # [n, n]: level 0 cells are tokens
     blocks = fine.reshape(n // 2, 2, n // 2, 2)
     return blocks.max(axis=(1, 3)) if group.name.endswith("max") else blocks.mean(axis=(1, 3))
