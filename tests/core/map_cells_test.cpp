@@ -20,8 +20,9 @@ using core::MapView;
 using kernels::MapKind;
 
 std::filesystem::path traceOf(int tokens) {
-    const std::filesystem::path dir =
-        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "core-map-cells";
+    // Cached per format version: a format change never leaves a stale file here.
+    const std::filesystem::path dir = std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" /
+                                      "core-map-cells" / fmt::format("v{}", data::kFormatVersion);
     const auto out = dir / fmt::format("fox-{}.h5", tokens);
     if (std::filesystem::exists(out)) return out;
     std::filesystem::create_directories(dir);
@@ -204,8 +205,9 @@ TEST(MapCells, ALongRectangleReadsThePyramidCellsOfItsRowsAndColumns) {
 
 TEST(MapCells, RangeWithoutPyramidPastTheExactLimitIsAnErrorNamingTheTrace) {
     const int n = static_cast<int>(core::kExactLimit) + 10;
-    const std::filesystem::path dir =
-        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "core-map-cells";
+    // Cached per format version: a format change never leaves a stale file here.
+    const std::filesystem::path dir = std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" /
+                                      "core-map-cells" / fmt::format("v{}", data::kFormatVersion);
     std::filesystem::create_directories(dir);
     const auto text = dir / fmt::format("nopyr-{}.txt", getpid());
     {

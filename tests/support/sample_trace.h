@@ -1,6 +1,7 @@
 // Small real traces for the suites that read traces without running models (core_tests,
 // widgets_tests): a seeded random FoX checkpoint traced on the bundled text by the real CLI,
-// written once under the build tree and shared by every test process (atomic rename).
+// written once under the build tree (per trace format version, so that a format change never
+// leaves a stale cached file) and shared by every test process (atomic rename).
 #pragma once
 
 #include <cstdlib>
@@ -12,8 +13,15 @@
 #include <fmt/format.h>
 
 #include "core/sample/random_fox_checkpoint.h"
+#include "data/trace/trace_schema.h"
 
 namespace gatescope::sample {
+
+/// Where the cached traces of this format version live.
+inline std::filesystem::path sampleDir() {
+    return std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample" /
+           fmt::format("v{}", data::kFormatVersion);
+}
 
 /// Writes a random FoX checkpoint of `spec` and traces `text` with it into `out` through the real
 /// CLI (what `gatescope demo` did before it moved to bundled models). False on failure.
@@ -36,8 +44,7 @@ inline std::filesystem::path sampleText() {
 }
 
 inline std::filesystem::path sampleTrace() {
-    const std::filesystem::path dir =
-        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const std::filesystem::path dir = sampleDir();
     const std::filesystem::path out = dir / "sample.h5";
     if (std::filesystem::exists(out)) return out;
     std::filesystem::create_directories(dir);
@@ -54,8 +61,7 @@ inline std::filesystem::path gsaTrace() {
     const std::filesystem::path model =
         std::filesystem::path(GATESCOPE_FIXTURES_DIR) / "gsa" / "gsa";
     if (!std::filesystem::exists(model / "config.json")) return {};
-    const std::filesystem::path dir =
-        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const std::filesystem::path dir = sampleDir();
     const std::filesystem::path out = dir / "gsa.h5";
     if (std::filesystem::exists(out)) return out;
     std::filesystem::create_directories(dir);
@@ -72,8 +78,7 @@ inline std::filesystem::path gsaTrace() {
 /// (think: two checkpoints of one run), `tokens` bytes of the bundled sample text, traced by the
 /// real CLI once under the build tree. Empty paths when tracing fails.
 inline std::pair<std::filesystem::path, std::filesystem::path> compareTraces(int tokens = 320) {
-    const std::filesystem::path dir =
-        std::filesystem::path(GATESCOPE_BINARY_DIR) / "tests" / "widgets-sample";
+    const std::filesystem::path dir = sampleDir();
     const auto a = dir / fmt::format("compare-a-{}.h5", tokens),
                b = dir / fmt::format("compare-b-{}.h5", tokens);
     if (std::filesystem::exists(a) && std::filesystem::exists(b)) return {a, b};

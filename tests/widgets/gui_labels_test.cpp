@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "data/trace/trace_reader.h"
 #include "support/sample_trace.h"
 #include "widgets/gui_test_support.h"
 
@@ -54,15 +55,22 @@ TEST(GuiLabels, ACorruptChunkIsReportedInFullInTheMessagesDockUnderXvfb) {
     std::filesystem::create_directories(bad.parent_path());
     std::filesystem::copy_file(trace, bad);
     // Every chunk of head 0's level-2 attention pyramid (what the whole map shows) is overwritten
-    // inside its deflate stream: the file opens, those tiles fail to read.
+    // inside its deflate stream: the file opens, those tiles fail to read. Where readers pool
+    // level 2 (format v4), the stored level it is pooled from is spoiled instead.
+    auto reader = data::TraceReader::open(trace);
+    ASSERT_TRUE(reader) << reader.error().describe();
+    const data::PyramidInfo* attention = (*reader)->summary().layer(0)->pyramid("attention");
+    ASSERT_NE(attention, nullptr);
+    const int level = attention->poolSource(2) >= 0 ? attention->poolSource(2) : 2;
+    const std::string dataset = fmt::format("/layers/000/pyramid/attention/max/{}", level);
     const std::string spoil = fmt::format(
         "/usr/bin/python3 -c \"import h5py\n"
-        "f = h5py.File('{0}', 'r'); d = f['layers/000/pyramid/attention/max/2']\n"
+        "f = h5py.File('{0}', 'r'); d = f['{1}']\n"
         "spans = [(c.byte_offset, c.size) for c in map(d.id.get_chunk_info, "
         "range(d.id.get_num_chunks())) if c.chunk_offset[0] == 0]\n"
         "f.close(); g = open('{0}', 'r+b')\n"
         "for o, s in spans: g.seek(o + 8); g.write(b'Z' * (s - 16))\n\"",
-        bad.string());
+        bad.string(), dataset);
     ASSERT_EQ(std::system(spoil.c_str()), 0) << spoil;
     const auto png = dir / "16-corrupt-chunk-messages.png";
     const auto script = dir / "corrupt.script";
@@ -78,7 +86,7 @@ TEST(GuiLabels, ACorruptChunkIsReportedInFullInTheMessagesDockUnderXvfb) {
     // The whole path, the dataset and the reason (the chunk's check, data/h5/chunk_verify.h): all
     // of it readable (and selectable).
     EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
-    EXPECT_NE(message.find("/layers/000/pyramid/attention/max/2"), std::string::npos) << message;
+    EXPECT_NE(message.find(dataset), std::string::npos) << message;
     EXPECT_NE(message.find("does not inflate"), std::string::npos) << message;
 }
 
