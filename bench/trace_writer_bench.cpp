@@ -10,7 +10,7 @@
 // Usage: trace_writer_bench [--n 16384] [--layers 24] [--heads 24] [--dim 64] [--dir .]
 //                           [--compression deflate] [--threads 0] [--repeats 3] [--dense 0]
 //                           [--variants held,unheld,unflushed,all-levels]
-// all-levels is held with every pyramid level stored (format v3's layout; v4 stores the finest).
+// all-levels is held with every pyramid level stored (format v3's layout; v4 pools some).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -297,7 +297,6 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
             std::sort(p.levels.begin(), p.levels.end());
             std::sort(p.stored.begin(), p.stored.end());
         }
-        std::sort(p.levels.begin(), p.levels.end());
         info.pyramids.push_back(std::move(p));
     }
     return Ok{};

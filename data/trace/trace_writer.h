@@ -51,6 +51,11 @@ struct TraceWriterOptions {
     /// their tiles handed to the writer are dropped (storesPyramidLevel). False stores every
     /// level (the v3 layout: 40% more pyramid bytes at 16k tokens).
     bool deriveCoarseLevels = true;
+    /// Whether a pyramid of `levels` stores `level` under these options (the writer's rule; the
+    /// GPU pipeline uses it to skip copying the others).
+    bool storesLevel(const PyramidLevels& levels, int level) const {
+        return !deriveCoarseLevels || isStoredLevel(levels, level);
+    }
     /// Threads of the writer's h5::ChunkWriter (0: all cores): one stores, the others compress.
     int encodeThreads = 0;
     /// Flush the file to disk while it is written (data/common/background_flush.h), so that

@@ -53,12 +53,6 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
     }
     // Levels between stored ones are pooled by readers from the nearest stored level below
     // (2^k x 2^k blocks of its cells): the stored levels hold everything they show.
-    auto stored = [&](int level) {
-        return !m_options.deriveCoarseLevels || isStoredLevel(levels, level);
-    };
-    int storedCoarsest = levels.finest;
-    for (int level = levels.finest; level <= levels.coarsest; ++level)
-        if (stored(level)) storedCoarsest = level;
     const bool pooled = m_options.deriveCoarseLevels && levels.count() > 1;
     for (Pool pool : {Pool::Max, Pool::Mean}) {
         auto poolGroup = h5::Group::create(*mapGroup, toString(pool));
@@ -68,8 +62,10 @@ Status TraceWriter::createPyramid(int layer, std::string_view map, PyramidLevels
                 h5::writeAttribute(*poolGroup, schema::kCoarsestLevel, int64_t{levels.coarsest});
             if (!rc) return fail(rc.error());
         }
+        int storedCoarsest = levels.finest;
         for (int level = levels.finest; level <= levels.coarsest; ++level) {
-            if (!stored(level)) continue;
+            if (!m_options.storesLevel(levels, level)) continue;
+            storedCoarsest = level;
             auto side = static_cast<hsize_t>(levelSide(m_nTokens, level));
             auto tile = std::min<hsize_t>(side, kTileSide);
             h5::Type f32 = h5::Type::nativeFloat();
@@ -152,7 +148,7 @@ Result<h5::Dataset*> TraceWriter::pyramidLevel(int layer, std::string_view map, 
                      path);
     if (head < 0 || head >= pyramid.heads)
         return usage(fmt::format("head {} is outside 0..{}", head, pyramid.heads - 1), path);
-    // Not stored (a derived map, or a level readers pool from the finest): the tiles are dropped.
+    // Not stored (a derived map, or a level readers pool): the tiles are dropped.
     auto stored = pyramid.datasets.find({pool, level});
     return stored == pyramid.datasets.end() ? nullptr : &stored->second;
 }

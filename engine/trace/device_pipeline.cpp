@@ -380,9 +380,7 @@ Status DevicePipeline::stage(Slot& slot, const LayerRecord& rec, int64_t n) {
         const data::PyramidLevels levels{job.finestLevel, job.coarsestLevel};
         for (const auto& p : job.pyramids) {
             for (int i = 0; i < count; ++i) {
-                if (m_request.writer.deriveCoarseLevels &&
-                    !data::isStoredLevel(levels, job.finestLevel + i))
-                    continue;
+                if (!m_request.writer.storesLevel(levels, job.finestLevel + i)) continue;
                 const int64_t side = kc::pyramidSide(n, job.finestLevel + i);
                 for (std::size_t offset : {p.maxOffsets[i], p.meanOffsets[i]}) {
                     auto* dst = reinterpret_cast<float*>(host + offset);

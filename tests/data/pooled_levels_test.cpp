@@ -14,6 +14,7 @@
 #include "data/h5/library.h"
 #include "data/trace/trace_reader.h"
 #include "data/trace/trace_schema.h"
+#include "hostile_edits.h"
 #include "trace_test_util.h"
 
 namespace gatescope::data {
@@ -217,22 +218,14 @@ protected:
     std::filesystem::path edited(const std::string& name, const char* pool, int64_t value) {
         const auto path = dir / name;
         std::filesystem::copy_file(good, path);
-        auto lock = h5::lockLibrary();
-        hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-        EXPECT_GE(file, 0);
-        const std::string group = std::string("/layers/000/pyramid/attention/") + pool;
-        hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
-        H5Adelete(g, schema::kCoarsestLevel);
-        if (value != -1) {
-            hid_t space = H5Screate(H5S_SCALAR);
-            hid_t attr = H5Acreate2(g, schema::kCoarsestLevel, H5T_STD_I64LE, space, H5P_DEFAULT,
-                                    H5P_DEFAULT);
-            EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
-            H5Aclose(attr);
-            H5Sclose(space);
-        }
-        H5Gclose(g);
-        EXPECT_GE(H5Fclose(file), 0);
+        test::editTrace(path, [&](hid_t file) {
+            const std::string group = std::string("/layers/000/pyramid/attention/") + pool;
+            if (value == -1)
+                EXPECT_GE(
+                    H5Adelete_by_name(file, group.c_str(), schema::kCoarsestLevel, H5P_DEFAULT), 0);
+            else
+                test::setIntAttribute(file, group.c_str(), schema::kCoarsestLevel, value);
+        });
         return path;
     }
 

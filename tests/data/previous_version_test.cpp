@@ -8,10 +8,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "data/h5/library.h"
 #include "data/trace/derived_decay.h"
 #include "data/trace/trace_reader.h"
 #include "data/trace/trace_schema.h"
+#include "hostile_edits.h"
 #include "support/temp_dir.h"
 
 namespace gatescope::data {
@@ -149,29 +149,15 @@ TEST(PreviousVersion, Version3CoarseLevelsAreWhatPoolingGives) {
     test::TempDir dir;
     const auto path = dir / "fox_v4.h5";
     std::filesystem::copy_file(kV3 / "fox_v3.h5", path);
-    {
-        auto lock = h5::lockLibrary();
-        hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-        ASSERT_GE(file, 0);
-        auto setInt = [](hid_t object, const char* name, int64_t value) {
-            if (H5Aexists(object, name) > 0) H5Adelete(object, name);
-            hid_t space = H5Screate(H5S_SCALAR);
-            hid_t attr = H5Acreate2(object, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-            EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
-            H5Aclose(attr);
-            H5Sclose(space);
-        };
-        setInt(file, "format_version", 4);
+    test::editTrace(path, [](hid_t file) {
+        test::setIntAttribute(file, "/", "format_version", 4);
         for (const char* pool : {"max", "mean"}) {
             const std::string group = std::string("/layers/000/pyramid/attention/") + pool;
             for (const char* level : {"2", "3"})
                 EXPECT_GE(H5Ldelete(file, (group + "/" + level).c_str(), H5P_DEFAULT), 0);
-            hid_t g = H5Gopen2(file, group.c_str(), H5P_DEFAULT);
-            setInt(g, schema::kCoarsestLevel, 3);
-            H5Gclose(g);
+            test::setIntAttribute(file, group.c_str(), schema::kCoarsestLevel, 3);
         }
-        EXPECT_GE(H5Fclose(file), 0);
-    }
+    });
     auto v4 = TraceReader::open(path);
     ASSERT_TRUE(v4) << v4.error().describe();
     const LayerInfo* layer = (*v4)->summary().layer(0);
