@@ -1,7 +1,6 @@
 #include "data/h5/checked_driver.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "data/h5/file_driver_parts.h"
 #include "data/h5/superblock_check.h"
 
 namespace gatescope::data::h5 {
@@ -107,16 +107,10 @@ H5FD_t* open(const char* name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
         file->image = info->image;
         file->eof = file->image->size();
     } else {
-        file->fd = ::open(name, O_RDONLY | O_CLOEXEC);
-        struct stat st {};
-        if (file->fd < 0 || ::fstat(file->fd, &st) != 0) {
-            pushError(fmt::format("cannot open '{}': {}", name, std::strerror(errno)));
-            if (file->fd >= 0) ::close(file->fd);
+        if (std::string failed = openDescriptor(*file, name, O_RDONLY); !failed.empty()) {
+            pushError(failed);
             return nullptr;
         }
-        file->device = st.st_dev;
-        file->inode = st.st_ino;
-        file->eof = static_cast<haddr_t>(st.st_size);
     }
     (void)maxaddr;
     CheckedFile* f = file.get();
@@ -142,29 +136,6 @@ int compare(const H5FD_t* a, const H5FD_t* b) {
     const CheckedFile *x = self(a), *y = self(b);
     auto key = [](const CheckedFile* f) { return std::tuple(f->image.get(), f->device, f->inode); };
     return key(x) < key(y) ? -1 : (key(y) < key(x) ? 1 : 0);
-}
-
-herr_t query(const H5FD_t*, unsigned long* flags) {
-    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
-             H5FD_FEAT_AGGREGATE_SMALLDATA;
-    return 0;
-}
-
-haddr_t getEoa(const H5FD_t* file, H5FD_mem_t) {
-    return self(file)->eoa;
-}
-herr_t setEoa(H5FD_t* file, H5FD_mem_t, haddr_t addr) {
-    self(file)->eoa = addr;
-    return 0;
-}
-haddr_t getEof(const H5FD_t* file, H5FD_mem_t) {
-    return self(file)->eof;
-}
-
-// The driver's own state: readCheckedBytes() reads through it.
-herr_t getHandle(H5FD_t* file, hid_t, void** handle) {
-    *handle = self(file);
-    return 0;
 }
 
 // Checks what HDF5 is about to parse as a global-heap collection: the whole collection when this
@@ -214,26 +185,18 @@ herr_t noop(H5FD_t*, hid_t, hbool_t) {
 H5FD_class_t makeClass() {
     H5FD_class_t cls;
     std::memset(&cls, 0, sizeof cls);
+    fillAddressCallbacks<CheckedFile>(cls);
     cls.name = "gatescope_checked";
-    cls.maxaddr = static_cast<haddr_t>(INT64_MAX);
-    cls.fc_degree = H5F_CLOSE_WEAK;
     cls.fapl_size = sizeof(Info);
     cls.fapl_copy = infoCopy;
     cls.fapl_free = infoFree;
     cls.open = open;
     cls.close = close;
     cls.cmp = compare;
-    cls.query = query;
-    cls.get_eoa = getEoa;
-    cls.set_eoa = setEoa;
-    cls.get_eof = getEof;
-    cls.get_handle = getHandle;
     cls.read = read;
     cls.write = write;
     cls.flush = noop;
     cls.truncate = noop;
-    const H5FD_mem_t map[] = H5FD_FLMAP_DICHOTOMY;
-    std::memcpy(cls.fl_map, map, sizeof map);
     return cls;
 }
 
@@ -287,19 +250,8 @@ hid_t checkedDriver() {
 }  // namespace
 
 bool readCheckedBytes(hid_t file, uint64_t addr, size_t size, uint8_t* out) {
-    const hid_t access = H5Fget_access_plist(file);
-    if (access < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return false;
-    }
-    void* handle = nullptr;
-    const bool ours = checkedDriver() >= 0 && H5Pget_driver(access) == checkedDriver();
-    const herr_t rc = ours ? H5Fget_vfd_handle(file, access, &handle) : -1;
-    H5Pclose(access);
-    if (rc < 0 || handle == nullptr) {
-        H5Eclear2(H5E_DEFAULT);
-        return false;
-    }
+    void* handle = driverState(file, checkedDriver());
+    if (handle == nullptr) return false;
     auto* f = static_cast<CheckedFile*>(handle);
     if (addr > f->eof || size > f->eof - addr) return false;
     if (!readBytes(f, addr, size, out)) {

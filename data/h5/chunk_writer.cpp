@@ -156,7 +156,7 @@ struct ChunkWriter::Pool {
         else if (storedAsIs(set, chunk))
             rc = set.dataset->writeRawChunk(chunk.offset, chunk.data, set.chunkBytes);
         else
-            rc = set.dataset->writeRawChunk(chunk.offset, bytes->data(), bytes->size());
+            rc = set.dataset->writeRawChunk(chunk.offset, std::move(*bytes));
         lock.lock();
         if (!rc) return rc;
         ++job.stored;

@@ -31,7 +31,10 @@ struct ChunkSet {
 };
 
 /// Encodes chunks on encoder threads that live as long as it does, and stores them in order with
-/// Dataset::writeRawChunk on the calling thread (HDF5 is serial), each as soon as it is encoded.
+/// Dataset::writeRawChunk on the calling thread (HDF5 is serial), each as soon as it is encoded;
+/// encoded bytes are handed over, so a file from File::create copies them to disk on its own I/O
+/// thread (background_write_driver.h, up to 32 MiB more in memory), and a failed copy is
+/// returned by a later call (File::flush at the latest).
 /// The encoders take chunks one at a time, across writes in the order they were handed over, and
 /// run at most 32 MiB of plain chunk bytes ahead of the store, which bounds the encoded bytes in
 /// memory. Many small sets (a layer's factors and pyramid levels) handed over in one write share

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "data/h5/access.h"
+#include "data/h5/background_write_driver.h"
 #include "data/h5/chunk_verify.h"
 #include "data/h5/dataset_header_check.h"
 #include "data/h5/file.h"
@@ -146,6 +147,12 @@ Status Dataset::writeRawChunk(const Dims& offset, const void* data, size_t bytes
     auto lock = lockLibrary();
     return check(H5Dwrite_chunk(id(), H5P_DEFAULT, 0, offset.data(), bytes, data), ErrorKind::Io,
                  where(), "cannot write dataset chunk");
+}
+
+Status Dataset::writeRawChunk(const Dims& offset, std::vector<unsigned char> bytes) {
+    auto lock = lockLibrary();
+    RawBytesHandoff handoff(bytes);
+    return writeRawChunk(offset, bytes.data(), bytes.size());
 }
 
 Status Dataset::read(const Type& memType, void* data) const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "data/h5/handle.h"
 #include "data/h5/property_list.h"
@@ -44,6 +45,10 @@ public:
     /// bypassing the filter pipeline: `data` must be the bytes the pipeline would store
     /// (chunk_codec.h) with every filter applied. Io on failure.
     Status writeRawChunk(const Dims& offset, const void* data, size_t bytes);
+    /// As above, for bytes the caller gives up: a file created by File::create takes them over
+    /// and writes them on its I/O thread (background_write_driver.h), so a failure to store them
+    /// may be returned by a later write or by File::flush instead.
+    Status writeRawChunk(const Dims& offset, std::vector<unsigned char> bytes);
     /// Reads the whole dataset into `data`, converting to `memType`. Format on failure.
     Status read(const Type& memType, void* data) const;
     /// Reads the block [start, start + count) into dense row-major `data`.

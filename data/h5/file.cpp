@@ -1,11 +1,9 @@
 #include "data/h5/file.h"
 
 #include "data/h5/access.h"
+#include "data/h5/background_write_driver.h"
 #include "data/h5/checked_driver.h"
 #include "data/h5/group_heap_check.h"
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdio>
 
@@ -20,6 +18,7 @@ Result<File> File::create(const std::string& path) {
     Location where{path, ""};
     auto fapl = PropertyList::fileAccess(0, where);
     if (!fapl) return fapl.error();
+    if (auto rc = useBackgroundWriteDriver(fapl->id(), where); !rc) return rc.error();
     auto id = checkId(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl->id()),
                       ErrorKind::Io, where, "cannot create HDF5 file");
     if (!id) return id.error();
@@ -96,24 +95,7 @@ Status File::flush() {
 
 bool File::detachFromDisk() {
     auto lock = lockLibrary();
-    if (!valid()) return false;
-    hid_t access = H5Fget_access_plist(id());
-    if (access < 0) return false;
-    void* handle = nullptr;
-    // The sec2 driver (the default, used by create()) hands out a pointer to its descriptor.
-    const bool isSec2 = H5Pget_driver(access) == H5FD_SEC2;
-    herr_t rc = isSec2 ? H5Fget_vfd_handle(id(), access, &handle) : -1;
-    H5Pclose(access);
-    if (rc < 0 || handle == nullptr) {
-        H5Eclear2(H5E_DEFAULT);
-        return false;
-    }
-    const int fd = *static_cast<int*>(handle);
-    const int memory = memfd_create("gatescope-abandoned-hdf5", MFD_CLOEXEC);
-    if (memory < 0) return false;
-    const bool redirected = dup2(memory, fd) == fd;
-    ::close(memory);
-    return redirected;
+    return valid() && detachBackgroundWrites(id());
 }
 
 Result<Group> Group::root(const File& file) {

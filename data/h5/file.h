@@ -15,7 +15,8 @@ namespace gatescope::data::h5 {
 class File : public Object {
 public:
     File() = default;  ///< empty; valid() is false
-    /// Creates `path` for writing, truncating any file already there. Io error when it cannot.
+    /// Creates `path` for writing, truncating any file already there, through the background-write
+    /// driver (background_write_driver.h). Io error when it cannot.
     static Result<File> create(const std::string& path);
     /// Opens `path` read-only, through the checking driver (checked_driver.h). Io when the file is
     /// absent or unreadable, Format when it is not HDF5 or is truncated/corrupt, Unsupported for
@@ -29,14 +30,16 @@ public:
     static Result<File> openImage(const std::string& name, const void* data, size_t size,
                                   size_t chunkCacheBytes);
 
-    /// Writes every dirty buffer of the file to the operating system.
+    /// Writes every dirty buffer of the file to the operating system, and waits for the writes
+    /// handed to the driver's I/O thread (Io error when one failed).
     Status flush();
 
     /// For a file being abandoned after a failed or cancelled write: points its descriptor at an
-    /// anonymous in-memory file. The flush that closing performs then never reaches the disk, so
-    /// a full disk cannot make the close fail (a failed close leaves the file open in HDF5), and
-    /// the space of the file, once unlinked, is freed at once. Best effort: false when the
-    /// driver's descriptor cannot be redirected. The file's contents are lost either way.
+    /// anonymous in-memory file, dropping the writes queued for the driver's I/O thread. The flush
+    /// that closing performs then never reaches the disk, so a full disk cannot make the close fail
+    /// (a failed close leaves the file open in HDF5), and the space of the file, once unlinked, is
+    /// freed at once. Best effort: false when the driver's descriptor cannot be redirected. The
+    /// file's contents are lost either way.
     bool detachFromDisk();
 
 private:

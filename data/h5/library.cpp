@@ -35,8 +35,12 @@ herr_t collectMessage(unsigned, const H5E_error2_t* entry, void* out) {
         char minor[256] = {0};
         if (H5Eget_msg(entry->min_num, nullptr, minor, sizeof minor) > 0) text = minor;
     }
-    if (!text.empty() && std::find(messages->begin(), messages->end(), text) == messages->end())
-        messages->push_back(text);
+    if (text.empty()) return 0;
+    // A reason repeated by a later failure of the same call (a driver error that every later
+    // write reports again) is kept where it is deepest: makeError shows the deepest entries.
+    if (auto seen = std::find(messages->begin(), messages->end(), text); seen != messages->end())
+        messages->erase(seen);
+    messages->push_back(text);
     return 0;
 }
 

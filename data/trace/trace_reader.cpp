@@ -258,7 +258,7 @@ Status TraceReader::readPyramids(const h5::Group& group, const std::string& path
             info.pyramids.push_back(std::move(*p));
             continue;
         }
-        PyramidInfo p{map, {}, {}, 0, false};
+        PyramidInfo p{map, {}, {}, 0, false, {}};
         bool pooled = false;
         for (Pool pool : {Pool::Max, Pool::Mean}) {
             auto poolGroup = h5::Group::open(*pyramid, map + "/" + toString(pool));
@@ -345,7 +345,7 @@ Result<PyramidInfo> TraceReader::readDerivedPyramid(const h5::Group& mapGroup,
                                  "layer with log_decay_cumsum [n_heads, N]; found '{}' from '{}'",
                                  map, *from),
                      path);
-    PyramidInfo p{map, {Pool::Max, Pool::Mean}, {}, info.header.nHeads, true};
+    PyramidInfo p{map, {Pool::Max, Pool::Mean}, {}, info.header.nHeads, true, {}};
     int64_t range[2] = {0, 0};
     for (int i = 0; i < 2; ++i) {
         auto level = h5::readIntAttribute(mapGroup, i == 0 ? "finest_level" : "coarsest_level");

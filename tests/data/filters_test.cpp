@@ -11,7 +11,8 @@
 #include "data/h5/file.h"
 #include "trace_test_util.h"
 
-namespace gatescope::data::h5 {
+// Named: the tests build as one unity source, where anonymous namespaces merge.
+namespace gatescope::data::h5::filters_test {
 namespace {
 
 constexpr hsize_t kFilterRows = 200, kCols = 300;  // one chunk, not a power of two
@@ -180,4 +181,4 @@ TEST(Filters, CorruptChunksAreErrorsNotCrashes) {
 }
 
 }  // namespace
-}  // namespace gatescope::data::h5
+}  // namespace gatescope::data::h5::filters_test

@@ -226,10 +226,10 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         records = median("records", [&] { ASSERT_TRUE(m.forward(ids, {}, run, &probe)); });
 
     // v2: the format before issue 24's "Bytes" (q, k, v widened to float32, decay pyramids
-    // stored); v3: every pyramid level stored; otherwise format v4 (bf16 factors as bf16, decay
-    // pyramids derived and coarse pyramid levels pooled by readers).
+    // stored); otherwise format v4 (bf16 factors as bf16, decay pyramids derived and coarse
+    // pyramid levels pooled by readers).
     auto traced = [&](bool factors, bool write, bool pyramids = true, bool v2 = false,
-                      const char* name = "bench.h5", double* keep = nullptr, bool v3 = false) {
+                      const char* name = "bench.h5", double* keep = nullptr) {
         const auto start = Clock::now();
         core::TraceRequest request;
         request.storeFactors = factors;
@@ -238,7 +238,7 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         request.writer.compressionLevel = level;
         request.writer.bf16Factors = !v2;
         request.writer.deriveDecayPyramids = !v2;
-        request.writer.deriveCoarseLevels = !v2 && !v3;
+        request.writer.deriveCoarseLevels = !v2;
         const fs::path out = work / name;
         auto writer = data::TraceWriter::create(out, request.writer);
         ASSERT_TRUE(writer) << writer.error().describe();
@@ -306,19 +306,6 @@ TEST(GpuTraceBench, InstrumentationOverheadAndPeakMemory) {
         std::printf("[gpu-bench] full-v2   %8.3f s   (written and committed)\n", fullV2);
         bytes("bench-v2.h5", "v2");
     }
-    // A/B, alternated: every pyramid level stored (format v3) against the finest only (v4);
-    // each file is removed so that the page cache starts alike.
-    for (int r = 0; r < repeats; ++r)
-        for (const bool v3 : {true, false}) {
-            const char* name = v3 ? "bench-v3.h5" : "bench-v4.h5";
-            double written = 0;
-            traced(true, true, true, false, name, &written, v3);
-            std::printf("[gpu-bench] full-%s   %8.3f s   (written and committed)\n",
-                        v3 ? "v3" : "v4", written);
-            if (r == 0) bytes(name, v3 ? "v3" : "v4");
-            std::error_code ec;
-            fs::remove(work / name, ec);
-        }
     resetPeakHostMemory();
     MemoryPoller fullPoller;
     traced(true, true, true, false, "bench.h5", &full);
