@@ -36,12 +36,13 @@ std::optional<bool> ViewerScript::executeWhatIfEntry(const std::vector<std::stri
     sendClick(host, at->x + 24, at->y + 12);
     frames(2);
     WhatIfDialog* dialog = m_window.whatIfDialog();
-    const auto channel = dialog ? dialog->choice().channel : std::nullopt;
+    // Formatted here, not from a copied optional (GCC 12 warns it may be read uninitialized).
+    std::string channel = "all";
+    if (dialog && dialog->choice().channel) channel = std::to_string(*dialog->choice().channel);
     const std::string where =
         overview ? fmt::format("layer={} head={}", first, w.at(2)) : fmt::format("row={}", first);
     fmt::print("script: {} {} dialog={} channel={}\n", cmd, where,
-               dialog ? dialog->windowTitle().toStdString() : std::string("none"),
-               channel ? std::to_string(*channel) : std::string("all"));
+               dialog ? dialog->windowTitle().toStdString() : std::string("none"), channel);
     return dialog != nullptr;
 }
 

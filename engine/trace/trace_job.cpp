@@ -58,8 +58,10 @@ data::TokenTable tokenTable(const InputTokens& input) {
 /// The forward's per-token results, with the text of every predicted id when there is a
 /// tokenizer (the viewer cannot decode ids: the trace carries no vocabulary otherwise).
 data::PerTokenResults perToken(ForwardResult&& result, const Tokenizer* tokenizer) {
-    data::PerTokenResults out{std::move(result.loss), std::move(result.targetRank),
-                              std::move(result.entropy)};
+    data::PerTokenResults out;
+    out.loss = std::move(result.loss);
+    out.targetRank = std::move(result.targetRank);
+    out.entropy = std::move(result.entropy);
     out.topK = result.topK;
     out.topIds = std::move(result.topIds);
     out.topLogProbs = std::move(result.topLogProbs);

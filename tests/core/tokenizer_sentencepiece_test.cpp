@@ -97,8 +97,9 @@ TEST_F(SentencePieceTest, InvalidBytesAreReadAsReplacementCharacters) {
     ASSERT_TRUE(input.ok()) << input.error().describe();
     EXPECT_EQ(input->sourceText, "def x\xEF\xBF\xBDy");
     for (std::size_t i = 0; i < input->ids.size(); ++i) {
-        if (tok->tokenText(input->ids[i]) == "<0xEF>")
+        if (tok->tokenText(input->ids[i]) == "<0xEF>") {
             EXPECT_EQ(input->byteOffsets[i], (ByteSpan{5, 8}));
+        }
     }
 }
 

@@ -118,7 +118,9 @@ TEST_P(PooledLevels, CoarseTilesAreTheDefinitionOfTheMap) {
                         }
                 }
         }
-        if (param.held) ASSERT_TRUE(w.writeHeld());
+        if (param.held) {
+            ASSERT_TRUE(w.writeHeld());
+        }
         ASSERT_TRUE(w.writePerToken(sample.perToken));
         auto committed = w.commit();
         ASSERT_TRUE(committed) << committed.error().describe();

@@ -50,9 +50,10 @@ void writeTrace(core::Model& model, const std::vector<int32_t>& ids, bool derive
     data::Manifest manifest;
     manifest.modelType = model.info().family;
     ASSERT_TRUE((*writer)->writeManifest(manifest.toJson()));
-    data::PerTokenResults rows{std::vector<float>(ids.size(), 0.0f),
-                               std::vector<int32_t>(ids.size(), 0),
-                               std::vector<float>(ids.size(), 0.0f)};
+    data::PerTokenResults rows;
+    rows.loss.assign(ids.size(), 0.0f);
+    rows.targetRank.assign(ids.size(), 0);
+    rows.entropy.assign(ids.size(), 0.0f);
     ASSERT_TRUE((*writer)->writePerToken(rows));
     auto committed = (*writer)->commit();
     ASSERT_TRUE(committed) << committed.error().describe();

@@ -58,9 +58,10 @@ TEST_P(TopPredictions, AreTheOfficialLogitsMostLikelyTokens) {
             const double next = j + 1 < k ? double(row[order[static_cast<size_t>(j + 1)]]) : -1e30;
             const double prev = j > 0 ? double(row[order[static_cast<size_t>(j - 1)]]) : 1e30;
             const double own = row[order[static_cast<size_t>(j)]];
-            if (own - next > 1e-3 && prev - own > 1e-3)
+            if (own - next > 1e-3 && prev - own > 1e-3) {
                 EXPECT_EQ(result->topIds[at], order[static_cast<size_t>(j)])
                     << "position " << i << " rank " << j;
+            }
         }
     }
 }
@@ -99,7 +100,9 @@ TEST(TopPredictionsTrace, TheTraceStoresThemWithTheirText) {
             const size_t at = static_cast<size_t>(i * per->topK + j);
             EXPECT_TRUE(
                 std::binary_search(per->vocabIds.begin(), per->vocabIds.end(), per->topIds[at]));
-            if (j > 0) EXPECT_LE(per->topLogProbs[at], per->topLogProbs[at - 1]);
+            if (j > 0) {
+                EXPECT_LE(per->topLogProbs[at], per->topLogProbs[at - 1]);
+            }
         }
         // The target's rank and the top list agree: rank 0 means the target is the top id.
         if (i + 1 < n && per->targetRank[static_cast<size_t>(i)] == 0) {
