@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks)
     static_assert(!Wall || (!Decay && !PP && WG == 1 && BN == kWallTile), "Wall: one warpgroup");
     constexpr int kThreads = 128 * WG, BM = 64 * WG;
     constexpr int kNT = BN / 8;  // n8 column groups of S per thread row pair
-    constexpr bool kPairedC = D == 64 && L == Logit::Dot;  // sC's layout: see storeC
+    constexpr bool kPairedC = Decay && PP && D == 64 && L == Logit::Dot;  // sC: see storeC
     constexpr int kDT = D / 8;
     constexpr uint32_t kKVBytes = BN * D * 2;
     constexpr bool kPP = PP;
@@ -130,15 +130,22 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks)
     // d = 64: laid out so that one 16-byte load gives a thread the C_j of its columns in two
     // adjacent n8 groups (key j = 8 nt + 2 tq + e sits at 16 (nt / 2) + 4 tq + 2 (nt % 2) + e):
     // half the shared loads, whose queue (MIO throttle, short scoreboard) stalled the FoX softmax
-    // (ncu, d = 64, 16k keys; FoX 2-6% faster from 4k keys). At d = 128 and for power (its
-    // short variants) the wider load made ptxas spill more: kept in key order there.
+    // (ncu, d = 64, 16k keys; FoX 2-6% faster from 4k keys). The ping-pong with the Dot logit
+    // only: elsewhere (d = 128, power, the short and windowed variants) it spilled more or ran
+    // 1-3% slower, and those keep key order and their former code.
     // Branch-free (threads >= BN write a scratch slot): a branch between a wgmma wait and the
     // next issue makes ptxas serialize the wgmmas (C7513).
     auto storeC = [&](int stage, float cj) {
-        const int j = threadIdx.x;
-        const int at = kPairedC ? (j / 16) * 16 + ((j % 8) / 2) * 4 + ((j / 8) % 2) * 2 + j % 2 : j;
-        const int slot = j < BN ? stage * BN + at : kS * BN + j % 32;
-        sC[slot] = (cj - cRef) * kLog2e;
+        if constexpr (kPairedC) {
+            const int j = threadIdx.x;
+            const int at = (j / 16) * 16 + ((j % 8) / 2) * 4 + ((j / 8) % 2) * 2 + j % 2;
+            const int slot = j < BN ? stage * BN + at : kS * BN + j % 32;
+            sC[slot] = (cj - cRef) * kLog2e;
+        } else {
+            const int slot =
+                threadIdx.x < BN ? stage * BN + threadIdx.x : kS * BN + threadIdx.x % 32;
+            sC[slot] = (cj - cRef) * kLog2e;
+        }
     };
     auto loadV = [&](int t, int stage) {
         loadTile<T, D, BN, kThreads>(sV + stage * kKVBytes, v, p.vRow, tileStart(t), n);
@@ -286,16 +293,16 @@ __global__ void __launch_bounds__(128 * WG, MinBlocks)
             for (int q = 0; q < kPart; ++q)
                 tileMaxP[h][q] = kNegInf;
         auto bias = [&](auto masked) {
-            float4 c4 = make_float4(0.f, 0.f, 0.f, 0.f);
+            [[maybe_unused]] float4 c4;  // kPairedC: the C_j of groups nt and nt + 1
 #pragma unroll
             for (int nt = 0; nt < kNT; ++nt) {
                 float2 cc = make_float2(0.f, 0.f);
-                if (Decay && kPairedC) {
+                if constexpr (kPairedC) {
                     if (nt % 2 == 0)
                         c4 = *reinterpret_cast<const float4*>(tC + (nt / 2) * 16 + 4 * tq);
                     cc = nt % 2 ? make_float2(c4.z, c4.w) : make_float2(c4.x, c4.y);
-                } else if (Decay) {
-                    cc = *reinterpret_cast<const float2*>(tC + nt * 8 + 2 * tq);
+                } else {
+                    if (Decay) cc = *reinterpret_cast<const float2*>(tC + nt * 8 + 2 * tq);
                 }
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
